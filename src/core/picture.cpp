@@ -1,0 +1,122 @@
+#include "core/picture.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace twinmaf {
+
+std::string_view pix_fmt_name(PixFmt fmt) {
+  switch (fmt) {
+    case PixFmt::k400: return "400";
+    case PixFmt::k420: return "420";
+    case PixFmt::k422: return "422";
+    case PixFmt::k444: return "444";
+  }
+  return "?";
+}
+
+int VideoFormat::plane_w(int p) const {
+  if (p == 0) return w;
+  if (fmt == PixFmt::k400) return 0;
+  return fmt == PixFmt::k444 ? w : w >> 1;
+}
+
+int VideoFormat::plane_h(int p) const {
+  if (p == 0) return h;
+  if (fmt == PixFmt::k400) return 0;
+  return fmt == PixFmt::k420 ? h >> 1 : h;
+}
+
+int VideoFormat::stored_w(int p) const {
+  if (p == 0) return w;
+  if (fmt == PixFmt::k400) return 0;
+  return fmt == PixFmt::k444 ? w : (w + 1) >> 1;
+}
+
+int VideoFormat::stored_h(int p) const {
+  if (p == 0) return h;
+  if (fmt == PixFmt::k400) return 0;
+  return fmt == PixFmt::k420 ? (h + 1) >> 1 : h;
+}
+
+Status validate_format(const VideoFormat& f) {
+  if (f.w < 1 || f.h < 1) TWINMAF_FAIL(kInvalidArgument, "picture size {}x{} is not positive", f.w, f.h);
+  if (f.w > 32768 || f.h > 32768)
+    TWINMAF_FAIL(kInvalidArgument, "picture size {}x{} exceeds 32768x32768", f.w, f.h);
+  if (f.bpc < 8 || f.bpc > 16) TWINMAF_FAIL(kInvalidArgument, "bit depth {} is outside 8..16", f.bpc);
+  return ok_status();
+}
+
+namespace {
+
+class HostAllocator final : public PictureAllocator {
+ public:
+  void* allocate(std::size_t bytes) override {
+    return ::operator new(bytes, std::align_val_t{64});
+  }
+  void deallocate(void* p) override { ::operator delete(p, std::align_val_t{64}); }
+};
+
+constexpr std::ptrdiff_t kStrideAlign = 64;
+
+}  // namespace
+
+PictureAllocator& host_allocator() {
+  static HostAllocator alloc;
+  return alloc;
+}
+
+Picture::Picture(const VideoFormat& fmt, PictureAllocator& alloc) : fmt_(fmt), alloc_(alloc) {
+  std::size_t offset[3] = {};
+  for (int p = 0; p < fmt.planes(); ++p) {
+    const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(fmt.stored_w(p)) * fmt.bytes_per_sample();
+    stride_[p] = (row + kStrideAlign - 1) / kStrideAlign * kStrideAlign;
+    offset[p] = bytes_;
+    bytes_ += static_cast<std::size_t>(stride_[p]) * static_cast<std::size_t>(fmt.stored_h(p));
+  }
+  base_ = static_cast<uint8_t*>(alloc_.allocate(bytes_));
+  // Zero once so the stride padding is deterministic (readers never write it).
+  std::memset(base_, 0, bytes_);
+  for (int p = 0; p < fmt.planes(); ++p) data_[p] = base_ + offset[p];
+}
+
+Picture::~Picture() { alloc_.deallocate(base_); }
+
+PlaneView Picture::plane(int p) const {
+  return PlaneView{data_[p], stride_[p], fmt_.plane_w(p), fmt_.plane_h(p)};
+}
+
+struct PicturePool::State {
+  VideoFormat fmt;
+  PictureAllocator* alloc;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Picture>> free;
+};
+
+PicturePool::PicturePool(const VideoFormat& fmt, PictureAllocator& alloc)
+    : state_(std::make_shared<State>()) {
+  state_->fmt = fmt;
+  state_->alloc = &alloc;
+}
+
+const VideoFormat& PicturePool::format() const { return state_->fmt; }
+
+PicturePtr PicturePool::acquire() {
+  std::unique_ptr<Picture> pic;
+  {
+    std::lock_guard lock(state_->mutex);
+    if (!state_->free.empty()) {
+      pic = std::move(state_->free.back());
+      state_->free.pop_back();
+    }
+  }
+  if (!pic) pic = std::make_unique<Picture>(state_->fmt, *state_->alloc);
+  std::shared_ptr<State> state = state_;
+  return PicturePtr(pic.release(), [state](Picture* p) {
+    std::lock_guard lock(state->mutex);
+    state->free.emplace_back(p);
+  });
+}
+
+}  // namespace twinmaf

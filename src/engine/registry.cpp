@@ -1,0 +1,28 @@
+#include "engine/extractor.h"
+#include "features/psnr/psnr.h"
+
+namespace twinmaf {
+
+const std::vector<const FeatureSpec*>& feature_registry() {
+  // libvmaf's registry order (feature/feature_extractor.c): the first feature
+  // providing a name wins a model's lookup.
+  static const std::vector<const FeatureSpec*> registry = {
+      &psnr_feature_spec(),
+  };
+  return registry;
+}
+
+const FeatureSpec* find_feature(std::string_view name) {
+  for (const FeatureSpec* f : feature_registry())
+    if (f->name == name) return f;
+  return nullptr;
+}
+
+const FeatureSpec* find_feature_providing(std::string_view provided_name) {
+  for (const FeatureSpec* f : feature_registry())
+    for (std::string_view p : f->provided)
+      if (p == provided_name) return f;
+  return nullptr;
+}
+
+}  // namespace twinmaf

@@ -1,0 +1,134 @@
+#include "features/psnr/psnr.h"
+
+#include <cfloat>
+#include <cmath>
+
+namespace twinmaf {
+
+namespace {
+
+// C's MIN/MAX macros: with a NaN operand they return the second one, unlike
+// std::min/std::max.
+double c_min(double x, double y) { return x < y ? x : y; }
+double c_max(double x, double y) { return x > y ? x : y; }
+
+constexpr const char* kPsnrName[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
+constexpr const char* kMseName[3] = {"mse_y", "mse_cb", "mse_cr"};
+constexpr const char* kApsnrName[3] = {"apsnr_y", "apsnr_cb", "apsnr_cr"};
+
+class Psnr final : public Extractor {
+ public:
+  explicit Psnr(const Options& o)
+      : enable_chroma_(o.get_bool("enable_chroma")),
+        enable_mse_(o.get_bool("enable_mse")),
+        enable_apsnr_(o.get_bool("enable_apsnr")),
+        reduced_hbd_peak_(o.get_bool("reduced_hbd_peak")),
+        min_sse_(o.get_double("min_sse")) {}
+
+  Status init(const VideoFormat& fmt) override {
+    fmt_ = fmt;
+    const unsigned bpc = static_cast<unsigned>(fmt.bpc);
+    peak_ = reduced_hbd_peak_ ? 255u << (bpc - 8) : (1u << bpc) - 1;
+    if (fmt.fmt == PixFmt::k400) enable_chroma_ = false;
+    const double peak_sq = static_cast<double>(peak_ * peak_);
+    for (int p = 0; p < 3; ++p) {
+      if (min_sse_ != 0.0) {
+        const bool ss_hor = fmt.fmt != PixFmt::k444;
+        const bool ss_ver = fmt.fmt == PixFmt::k420;
+        const unsigned w = (p && ss_hor) ? static_cast<unsigned>(fmt.w) / 2 : static_cast<unsigned>(fmt.w);
+        const unsigned h = (p && ss_ver) ? static_cast<unsigned>(fmt.h) / 2 : static_cast<unsigned>(fmt.h);
+        const double mse = min_sse_ / static_cast<double>(w * h);
+        psnr_max_[p] = std::ceil(10. * std::log10(peak_sq / mse));
+      } else {
+        psnr_max_[p] = 6.0 * bpc + 12;
+      }
+    }
+    return ok_status();
+  }
+
+  bool reads_chroma() const override { return enable_chroma_; }
+  std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<PsnrTerms>(); }
+
+  Status compute(const FrameInput& in, FrameTerms& terms) const override {
+    psnr_sse_ref(*in.ref, *in.dis, planes(), static_cast<PsnrTerms&>(terms));
+    return ok_status();
+  }
+
+  Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
+    const auto& t = static_cast<const PsnrTerms&>(terms);
+    // libvmaf's 8-bit path hard-codes peak 255 whatever the options say.
+    const uint32_t peak = fmt_.bpc == 8 ? 255u : peak_;
+    const double peak_sq = static_cast<double>(peak * peak);
+    for (int p = 0; p < planes(); ++p) {
+      const uint64_t n = static_cast<uint64_t>(fmt_.plane_w(p)) * static_cast<uint64_t>(fmt_.plane_h(p));
+      if (enable_apsnr_) {
+        apsnr_sse_[p] += t.sse[p];
+        apsnr_pixels_[p] += n;
+      }
+      const double mse = static_cast<double>(t.sse[p]) / static_cast<double>(n);
+      const double psnr = c_min(10. * std::log10(peak_sq / c_max(mse, 1e-16)), psnr_max_[p]);
+      TWINMAF_RETURN_IF_ERROR(out.append(kPsnrName[p], index, psnr));
+      if (enable_mse_) TWINMAF_RETURN_IF_ERROR(out.append(kMseName[p], index, mse));
+    }
+    return ok_status();
+  }
+
+  Status flush(Collector& out) override {
+    if (!enable_apsnr_) return ok_status();
+    // All three planes, as libvmaf: a plane that was never scored yields -inf.
+    const uint32_t peak_sq = peak_ * peak_;
+    for (int p = 0; p < 3; ++p) {
+      const double apsnr = 10 * (std::log10(static_cast<double>(peak_sq)) +
+                                 std::log10(static_cast<double>(apsnr_pixels_[p])) -
+                                 std::log10(static_cast<double>(apsnr_sse_[p])));
+      const uint64_t cap_arg = uint64_t{peak_sq} * apsnr_pixels_[p] * 2;  // wraps as libvmaf's
+      const double cap = std::ceil(10 * std::log10(static_cast<double>(cap_arg)));
+      TWINMAF_RETURN_IF_ERROR(out.set_aggregate(kApsnrName[p], c_min(apsnr, cap)));
+    }
+    return ok_status();
+  }
+
+ private:
+  int planes() const { return enable_chroma_ ? 3 : 1; }
+
+  bool enable_chroma_;
+  bool enable_mse_;
+  bool enable_apsnr_;
+  bool reduced_hbd_peak_;
+  double min_sse_;
+  VideoFormat fmt_;
+  uint32_t peak_ = 0;
+  double psnr_max_[3] = {};
+  uint64_t apsnr_sse_[3] = {};
+  uint64_t apsnr_pixels_[3] = {};
+};
+
+}  // namespace
+
+const FeatureSpec& psnr_feature_spec() {
+  static const FeatureSpec spec{
+      .name = "psnr",
+      .options =
+          {
+              {.name = "enable_chroma", .type = OptType::kBool, .default_value = true,
+               .help = "enable calculation for chroma channels"},
+              {.name = "enable_mse", .type = OptType::kBool, .default_value = false,
+               .help = "enable MSE calculation"},
+              {.name = "enable_apsnr", .type = OptType::kBool, .default_value = false,
+               .help = "enable APSNR calculation"},
+              {.name = "reduced_hbd_peak", .type = OptType::kBool, .default_value = false,
+               .help = "reduce hbd peak value to align with scaled 8-bit content"},
+              {.name = "min_sse", .type = OptType::kDouble, .default_value = 0.0, .min = 0.0,
+               .max = DBL_MAX, .help = "constrain the minimum possible sse"},
+          },
+      .provided = {"psnr_y", "psnr_cb", "psnr_cr"},
+      .history = 0,
+      .every_frame = true,
+      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
+        return std::unique_ptr<Extractor>(std::make_unique<Psnr>(o));
+      },
+  };
+  return spec;
+}
+
+}  // namespace twinmaf

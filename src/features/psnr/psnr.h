@@ -1,0 +1,36 @@
+// psnr: per-plane PSNR (and MSE) between reference and distorted pictures, and
+// the aggregate APSNR over the whole sequence.
+//
+// Reference: libvmaf f85a8536 feature/integer_psnr.c.
+// Stages: compute = SSE per plane (exact integers, any summation order);
+//         finish  = MSE, PSNR and the APSNR sums (shared by every backend).
+// Numeric contract:
+// - sse[p] = sum over the scored plane of (ref - dis)^2 as uint64 (no overflow:
+//   at most 32768^2 samples of 65535^2 < 2^64).
+// - mse = (double)sse / (w*h); psnr = min(10*log10(peak^2 / max(mse, 1e-16)), psnr_max).
+// - 8-bit input always uses peak 255; hbd uses (1<<bpc)-1, or 255<<(bpc-8) with
+//   reduced_hbd_peak.
+// - psnr_max = 6*bpc+12, or with min_sse > 0:
+//   ceil(10*log10(peak^2 / (min_sse / (w_p*h_p)))).
+// - apsnr = min(10*(log10(peak^2) + log10(N) - log10(SSE)), ceil(10*log10(peak^2*N*2)))
+//   with SSE and N summed over all frames; peak^2*N*2 is computed in uint64 and
+//   wraps like libvmaf's for huge N at 16 bit.
+#pragma once
+
+#include <cstdint>
+
+#include "core/picture.h"
+#include "engine/extractor.h"
+
+namespace twinmaf {
+
+struct PsnrTerms final : FrameTerms {
+  uint64_t sse[3] = {};
+};
+
+// CPU reference: SSE of the first `planes` planes.
+void psnr_sse_ref(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out);
+
+const FeatureSpec& psnr_feature_spec();
+
+}  // namespace twinmaf
