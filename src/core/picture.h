@@ -79,6 +79,7 @@ class Picture {
   const VideoFormat& format() const { return fmt_; }
   PlaneView plane(int p) const;
   uint8_t* mutable_data(int p) { return data_[p]; }
+  const uint8_t* data(int p) const { return data_[p]; }
   std::ptrdiff_t stride(int p) const { return stride_[p]; }
   // The whole allocation (all planes, contiguous in plane order), for uploads.
   const uint8_t* base() const { return base_; }

@@ -1,4 +1,5 @@
 #include "engine/extractor.h"
+#include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 
 namespace twinmaf {
@@ -8,6 +9,8 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   // providing a name wins a model's lookup.
   static const std::vector<const FeatureSpec*> registry = {
       &psnr_feature_spec(),
+      &motion_feature_spec(),
+      &motion_v2_feature_spec(),
   };
   return registry;
 }

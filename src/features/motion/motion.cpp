@@ -1,0 +1,237 @@
+// motion / motion_v2 extractors: option tables, finish (motion_sad) and flush
+// (motion2/motion3), shared by every backend. Contract: motion.h.
+#include "features/motion/motion.h"
+
+#include <string>
+
+namespace twinmaf {
+
+namespace {
+
+// C's MIN macro: the second operand when the first is not smaller (NaN too).
+double c_min(double a, double b) { return a < b ? a : b; }
+
+struct MotionNames {
+  std::string_view sad;
+  std::string_view debug;  // empty: the feature has no debug output
+  std::string_view motion2;
+  std::string_view motion3;
+};
+
+constexpr MotionNames kMotionNames = {
+    "VMAF_integer_feature_motion_sad_score",
+    "VMAF_integer_feature_motion_score",
+    "VMAF_integer_feature_motion2_score",
+    "VMAF_integer_feature_motion3_score",
+};
+
+constexpr MotionNames kMotionV2Names = {
+    "VMAF_integer_feature_motion_v2_sad_score",
+    "",
+    "VMAF_integer_feature_motion2_v2_score",
+    "VMAF_integer_feature_motion3_v2_score",
+};
+
+MotionParams params_from(const Options& o) {
+  MotionParams p;
+  p.force_zero = o.get_bool("motion_force_zero");
+  p.blend_factor = o.get_double("motion_blend_factor");
+  p.blend_offset = o.get_double("motion_blend_offset");
+  p.fps_weight = o.get_double("motion_fps_weight");
+  p.max_val = o.get_double("motion_max_val");
+  p.five_frame_window = o.get_bool("motion_five_frame_window");
+  p.moving_average = o.get_bool("motion_moving_average");
+  return p;
+}
+
+class Motion final : public Extractor {
+ public:
+  Motion(std::string_view feature, const MotionNames& names, const Options& o)
+      : feature_(feature),
+        p_(params_from(o)),
+        debug_(!names.debug.empty() && o.get_bool("debug")),
+        sad_name_(o.feature_name(names.sad)),
+        debug_name_(names.debug.empty() ? std::string() : o.feature_name(names.debug)),
+        motion2_name_(o.feature_name(names.motion2)),
+        motion3_name_(o.feature_name(names.motion3)) {}
+
+  Status init(const VideoFormat& fmt) override {
+    // force_zero never reads a sample, so libvmaf is well defined at any size.
+    if (!p_.force_zero && (fmt.w < kMotionMinSize || fmt.h < kMotionMinSize))
+      TWINMAF_FAIL(kUnsupported,
+                   "{}: needs at least {}x{} luma samples for its reflected 5-tap blur "
+                   "(libvmaf reads outside the picture below that); got {}x{}",
+                   feature_, kMotionMinSize, kMotionMinSize, fmt.w, fmt.h);
+    fmt_ = fmt;
+    return ok_status();
+  }
+
+  bool reads_chroma() const override { return false; }
+  std::unique_ptr<FrameTerms> make_terms() const override {
+    return std::make_unique<MotionTerms>();
+  }
+
+  Status compute(const FrameInput& in, FrameTerms& terms) const override {
+    auto& t = static_cast<MotionTerms&>(terms);
+    t.sad = 0;
+    if (p_.force_zero || in.index < p_.min_index()) return ok_status();
+    const Picture* prev = p_.five_frame_window ? in.prev_prev_ref : in.prev_ref;
+    if (!prev)
+      TWINMAF_FAIL(kInternal, "{}: frame {} arrived without the reference of frame {}", feature_,
+                   in.index, in.index - p_.min_index());
+    t.sad = motion_sad_ref(prev->plane(0), in.ref->plane(0), fmt_.bpc);
+    return ok_status();
+  }
+
+  Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
+    const auto& t = static_cast<const MotionTerms&>(terms);
+    const double score = motion_sad_score(index, t.sad, fmt_.w, fmt_.h, p_);
+    if (index >= sad_.size()) {
+      sad_.resize(index + 1, 0.0);
+      written_.resize(index + 1, 0);
+    }
+    sad_[index] = score;
+    written_[index] = 1;
+    TWINMAF_RETURN_IF_ERROR(out.append(sad_name_, index, score));
+    if (debug_) TWINMAF_RETURN_IF_ERROR(out.append(debug_name_, index, score));
+    return ok_status();
+  }
+
+  Status flush(Collector& out) override {
+    // libvmaf uses the run of consecutive motion_sad scores from frame 0.
+    size_t n = 0;
+    while (n < written_.size() && written_[n]) ++n;
+    const MotionWindow win = motion_window_scores(std::span<const double>(sad_.data(), n), p_);
+    for (size_t i = 0; i < n; ++i) {
+      const auto idx = static_cast<unsigned>(i);
+      TWINMAF_RETURN_IF_ERROR(out.append(motion2_name_, idx, win.motion2[i]));
+      TWINMAF_RETURN_IF_ERROR(out.append(motion3_name_, idx, win.motion3[i]));
+    }
+    return ok_status();
+  }
+
+ private:
+  std::string_view feature_;
+  MotionParams p_;
+  bool debug_;
+  std::string sad_name_;
+  std::string debug_name_;
+  std::string motion2_name_;
+  std::string motion3_name_;
+  VideoFormat fmt_;
+  std::vector<double> sad_;      // motion_sad by frame index
+  std::vector<uint8_t> written_;  // which indices finish() has seen
+};
+
+// libvmaf's table (names, aliases, defaults, ranges, feature-param flags);
+// motion_v2 at e4b93c6e has the same table without `debug`.
+std::vector<OptionSpec> motion_options(bool with_debug) {
+  std::vector<OptionSpec> t = {
+      {.name = "motion_force_zero", .alias = "force_0", .type = OptType::kBool,
+       .default_value = false, .feature_param = true,
+       .help = "write 0 for every motion score"},
+      {.name = "motion_blend_factor", .alias = "mbf", .type = OptType::kDouble,
+       .default_value = 1.0, .min = 0.0, .max = 1.0, .feature_param = true,
+       .help = "weight of the unclipped score in the motion3 blend"},
+      {.name = "motion_blend_offset", .alias = "mbo", .type = OptType::kDouble,
+       .default_value = 40.0, .min = 0.0, .max = 1000.0, .feature_param = true,
+       .help = "level above which the motion3 blend limits the score"},
+      {.name = "motion_fps_weight", .alias = "mfw", .type = OptType::kDouble,
+       .default_value = 1.0, .min = 0.0, .max = 5.0, .feature_param = true,
+       .help = "frame-rate correction multiplied into each SAD score"},
+      {.name = "motion_max_val", .alias = "mmxv", .type = OptType::kDouble,
+       .default_value = 10000.0, .min = 0.0, .max = 10000.0, .feature_param = true,
+       .help = "upper clip for the motion scores"},
+      {.name = "motion_five_frame_window", .alias = "mffw", .type = OptType::kBool,
+       .default_value = false, .feature_param = true,
+       .help = "compare each frame with the one two back (five-frame window)"},
+      {.name = "motion_moving_average", .alias = "mma", .type = OptType::kBool,
+       .default_value = false, .feature_param = true,
+       .help = "average motion3 with the previous frame's value"},
+  };
+  if (with_debug)
+    t.push_back({.name = "debug", .type = OptType::kBool, .default_value = false,
+                 .help = "also write VMAF_integer_feature_motion_score"});
+  return t;
+}
+
+}  // namespace
+
+double motion_blend(double m, double factor, double offset) {
+  return m * factor + (1 - factor) * c_min(offset, m);
+}
+
+double motion_sad_score(unsigned index, uint64_t sad, int w, int h, const MotionParams& p) {
+  if (p.force_zero || index < p.min_index()) return 0.;
+  const unsigned area = static_cast<unsigned>(w) * static_cast<unsigned>(h);
+  const double score = static_cast<double>(sad) / 256. / static_cast<double>(area) * p.fps_weight;
+  return c_min(score, p.max_val);
+}
+
+MotionWindow motion_window_scores(std::span<const double> sad, const MotionParams& p) {
+  const size_t n = sad.size();
+  const size_t m = p.min_index();
+  MotionWindow win;
+  win.motion2.resize(n);
+  win.motion3.resize(n);
+  const double stamp = n > m ? c_min(motion_blend(sad[m], p.blend_factor, p.blend_offset), p.max_val)
+                             : 0.;
+  double prev_processed = stamp;
+  for (size_t i = 0; i < n; ++i) {
+    double motion2 = 0.;
+    if (i >= m) {
+      if (i + 1 >= n) {
+        motion2 = sad[i];
+      } else if (i + 1 >= 2 * m) {  // lo = i - (m - 1) >= m
+        const double lo = sad[i + 1 - m];
+        const double hi = sad[i + 1];
+        motion2 = c_min(lo, hi);
+      } else {
+        motion2 = sad[i + 1];
+      }
+    }
+    win.motion2[i] = motion2;
+    if (i < m) {
+      win.motion3[i] = stamp;
+    } else {
+      const double processed =
+          c_min(motion_blend(motion2, p.blend_factor, p.blend_offset), p.max_val);
+      win.motion3[i] = p.moving_average ? (processed + prev_processed) / 2.0 : processed;
+      prev_processed = processed;
+    }
+  }
+  return win;
+}
+
+const FeatureSpec& motion_feature_spec() {
+  static const FeatureSpec spec{
+      .name = "motion",
+      .options = motion_options(true),
+      .provided = {kMotionNames.sad, kMotionNames.debug, kMotionNames.motion2,
+                   kMotionNames.motion3},
+      // Static: frame i-2 is read only with motion_five_frame_window.
+      .history = 2,
+      .every_frame = true,
+      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
+        return std::unique_ptr<Extractor>(std::make_unique<Motion>("motion", kMotionNames, o));
+      },
+  };
+  return spec;
+}
+
+const FeatureSpec& motion_v2_feature_spec() {
+  static const FeatureSpec spec{
+      .name = "motion_v2",
+      .options = motion_options(false),
+      .provided = {kMotionV2Names.sad, kMotionV2Names.motion2, kMotionV2Names.motion3},
+      .history = 2,
+      .every_frame = true,
+      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
+        return std::unique_ptr<Extractor>(
+            std::make_unique<Motion>("motion_v2", kMotionV2Names, o));
+      },
+  };
+  return spec;
+}
+
+}  // namespace twinmaf

@@ -1,0 +1,174 @@
+// vif: integer Visual Information Fidelity at four scales (luma only).
+//
+// Reference: libvmaf f85a8536 feature/integer_vif.c + integer_vif.h, scalar
+// path (vif_statistic_8/16, subsample_rd_8/16). Outputs
+// VMAF_integer_feature_vif_scale0..3_score and, with debug, integer_vif,
+// integer_vif_num, integer_vif_den, integer_vif_num_scaleK, integer_vif_den_scaleK.
+//
+// Stages, per frame:
+//   scale 0 image = the luma plane (bpc 8..16); scale s+1 image = scale s image
+//   filtered with scale s+1's filter and decimated to its even rows/columns
+//   (floor(w/2) x floor(h/2), uint16 samples for every bpc). At every scale
+//   the statistic filters the image with that scale's filter (separable:
+//   vertical into row buffers, then horizontal) and classifies each pixel.
+//   Borders: reflect-101 (x[-i] = x[i], x[n-1+i] = x[n-1-i]) on rows and
+//   columns of every scale's own image.
+//   Filters (Q16, each sums to 65536): kVifFilter below, half widths 8,4,2,1.
+//
+// Numeric contract (all integer steps exact; shifts round as (x + 2^(s-1)) >> s):
+// - Vertical pass at scale 0 (x = luma sample, b = bpc):
+//     mu  = (sum f*x + 2^(b-1)) >> b                       <= 65535
+//     xx  = (sum f*x*x + r) >> 2(b-8), r = 2^(2(b-8)-1) (0 for b = 8)  < 2^32
+//   (the same for yy = sum f*y*y and xy = sum f*x*y). At scales >= 1 (x <= 65535)
+//   all five use (. + 32768) >> 16. Sums: mu in uint32 (<= 65536*65535 < 2^32),
+//   moments in uint64 (<= 65536*65535^2 < 2^48). libvmaf keeps the 8-bit
+//   moments in uint32; they cannot exceed 65536*255^2 < 2^32 there, so the
+//   wider type gives the same value.
+// - Horizontal pass: mu1 = sum f*mu (uint32, < 2^32), moments sum f*m in uint64
+//   then (. + 32768) >> 16 (< 2^32). mu1_sq = (mu1*mu1 + 2^31) >> 32 in uint64
+//   (likewise mu2_sq, mu1_mu2). sigma1_sq = int32(uint32(xx - mu1_sq)), the one
+//   modular step, as libvmaf's; its true value lies in (-few, 65535^2/4] so the
+//   two's-complement cast gives the exact difference; sigma2_sq likewise then
+//   clamped at 0; sigma12 in [-65535^2/4, 65535^2/4]. Nothing overflows at 16 bit:
+//   every bound above holds for samples up to 65535.
+// - Per pixel (vif_accumulate_pixel below): if sigma1_sq >= 131072 the log2
+//   branch adds LOG2(131072 + sigma1_sq) - 17*2048 to den_log and, if
+//   sigma12 > 0 and sigma2_sq > 0, computes in double (IEEE, no FMA)
+//     g = sigma12 / (sigma1_sq + 65536*1e-10);  sv = int32(sigma2_sq - g*sigma12)
+//     sv = max(sv, 0); g = min(g, egl);
+//     num_log += LOG2_64(int64(g*g*sigma1_sq) + sv + 131072) - LOG2_64(sv + 131072)
+//   else num_non_log += sigma2_sq, den_non_log += 1. LOG2 uses libvmaf's table
+//   t[i] = (uint16)round(log2f(i) * 2048), i in [32767, 65535], built once on
+//   the host (glibc log2f) and handed to every backend (never device libm).
+//   int32(double) truncates; out of range it yields INT32_MIN like x86's
+//   cvttsd2si (not reachable: sv <= sigma2_sq < 2^31 and >= -rounding error).
+//   int64(g*g*sigma1_sq) <= 100^2 * 2^31 < 2^45.
+//   A GPU twin reproduces this step with the same double operations in the
+//   same order (__dadd_rn/__dmul_rn/__ddiv_rn, no contraction) per pixel; the
+//   four integer sums it feeds are exact in any order (atomics or trees).
+// - finish (host, every backend): per scale, in double then stored as float:
+//     num = num_log/2048.0 + (den_non_log - (num_non_log/16384.0)/65025.0)
+//     den = den_log/2048.0 + den_non_log
+//   score = (double)(num / den) with a float division. vif_skip_scale0 writes
+//   0 for scale 0 (debug: num_scale0 = 0, den_scale0 = -1). Debug integer_vif
+//   sums the float num/den as doubles in scale order (den 0 -> 1.0).
+//
+// Minimum size: 16x16 luma (kVifMinSize). Scale s has floor(w / 2^s) columns
+// and needs half-width(s)+1 of them for an in-image reflection (9, 5, 3, 2),
+// so w >= 16 and likewise h >= 16. libvmaf crashes at 3x3 and, below 16, reads
+// stale buffer contents in place of the mirror (its values then depend on
+// earlier frames, not on the input); we refuse such sizes at init.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+
+#include "core/picture.h"
+#include "engine/extractor.h"
+
+namespace twinmaf {
+
+inline constexpr int kVifScales = 4;
+inline constexpr int kVifMinSize = 16;
+inline constexpr int kVifHalf[kVifScales] = {8, 4, 2, 1};
+inline constexpr uint16_t kVifFilter[kVifScales][17] = {
+    {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640, 935,
+     489},
+    {1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244},
+    {3571, 16004, 26386, 16004, 3571},
+    {10904, 43728, 10904},
+};
+inline constexpr int32_t kVifSigmaNsq = 65536 << 1;
+
+// The integer sums of one scale: they decide its num/den.
+struct VifScaleSums {
+  int64_t num_log = 0;
+  int64_t den_log = 0;
+  int64_t num_non_log = 0;
+  int64_t den_non_log = 0;
+
+  VifScaleSums& operator+=(const VifScaleSums& o) {
+    num_log += o.num_log;
+    den_log += o.den_log;
+    num_non_log += o.num_non_log;
+    den_non_log += o.den_non_log;
+    return *this;
+  }
+  bool operator==(const VifScaleSums&) const = default;
+};
+
+// Per-frame terms: the four scales' sums (scale 0 stays zero when skipped).
+struct VifTerms final : FrameTerms {
+  VifScaleSums scale[kVifScales];
+};
+
+struct VifParams {
+  double enhn_gain_limit = 100.0;
+  bool skip_scale0 = false;
+};
+
+// libvmaf's 2048*log2 table (65536 entries, [32767, 65535] filled).
+using VifLog2Table = std::array<uint16_t, 65536>;
+const VifLog2Table& vif_log2_table();
+
+// x >= 2^18 (the sigma_nsq + sigma1_sq argument): the top 16 bits index the table.
+inline int32_t vif_log2_32(const uint16_t* table, uint32_t x) {
+  const int k = 16 - std::countl_zero(x);
+  return table[x >> k] + 2048 * k;
+}
+// x >= 2^17.
+inline int32_t vif_log2_64(const uint16_t* table, uint64_t x) {
+  const int k = 48 - std::countl_zero(x);
+  return table[x >> k] + 2048 * k;
+}
+
+// C's (int32_t)double on x86-64 (cvttsd2si): truncation, INT32_MIN when the
+// value is NaN or outside the int32 range.
+inline int32_t vif_double_to_int32(double v) {
+  if (!(v > -2147483649.0 && v < 2147483648.0)) return INT32_MIN;
+  return static_cast<int32_t>(v);
+}
+
+// The per-pixel classification and log2 terms (see the contract above). Shared
+// by every backend so the double steps are written once.
+inline void vif_accumulate_pixel(int32_t sigma1_sq, int32_t sigma2_sq, int32_t sigma12,
+                                 double egl, const uint16_t* table, VifScaleSums& acc) {
+  if (sigma2_sq < 0) sigma2_sq = 0;
+  if (sigma1_sq >= kVifSigmaNsq) {
+    acc.den_log += vif_log2_32(table, static_cast<uint32_t>(kVifSigmaNsq + sigma1_sq)) - 2048 * 17;
+    if (sigma12 > 0 && sigma2_sq > 0) {
+      constexpr double kEps = 65536 * 1.0e-10;
+      double g = static_cast<double>(sigma12) / (static_cast<double>(sigma1_sq) + kEps);
+      int32_t sv_sq =
+          vif_double_to_int32(static_cast<double>(sigma2_sq) - g * static_cast<double>(sigma12));
+      if (sv_sq < 0) sv_sq = 0;
+      if (!(g < egl)) g = egl;  // C's MIN(g, egl)
+      const uint32_t numer1 = static_cast<uint32_t>(sv_sq + kVifSigmaNsq);
+      const int64_t numer1_tmp =
+          static_cast<int64_t>(g * g * static_cast<double>(sigma1_sq)) + numer1;
+      acc.num_log += vif_log2_64(table, static_cast<uint64_t>(numer1_tmp)) -
+                     vif_log2_64(table, numer1);
+    }
+  } else {
+    acc.num_non_log += sigma2_sq;
+    acc.den_non_log += 1;
+  }
+}
+
+// CPU reference: the luma planes of ref and dis (at least kVifMinSize square,
+// samples uint8_t for bpc 8, uint16_t otherwise) -> the four scales' sums.
+// Thread-safe (scratch is per thread).
+void vif_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
+                   VifTerms& out);
+
+// Host finish of one scale: libvmaf's float num and den.
+struct VifNumDen {
+  float num;
+  float den;
+};
+VifNumDen vif_num_den(const VifScaleSums& s);
+
+const FeatureSpec& vif_feature_spec();
+
+}  // namespace twinmaf

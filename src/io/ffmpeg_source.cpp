@@ -1,0 +1,149 @@
+#include "io/ffmpeg_source.h"
+
+#include <cstring>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/pixdesc.h>
+}
+
+namespace twinmaf {
+
+namespace {
+
+std::string av_error(int err) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(err, buf, sizeof buf);
+  return buf;
+}
+
+Result<VideoFormat> map_format(int w, int h, AVPixelFormat pf) {
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pf);
+  if (!d) TWINMAF_FAIL(kUnsupported, "unknown pixel format");
+  const char* name = d->name;
+  if (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM |
+                  AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_FLOAT))
+    TWINMAF_FAIL(kUnsupported, "pixel format {} is not planar little-endian YUV", name);
+  VideoFormat f{w, h, PixFmt::k420, d->comp[0].depth};
+  const int comps = d->nb_components - ((d->flags & AV_PIX_FMT_FLAG_ALPHA) ? 1 : 0);
+  if (comps == 1) {
+    f.fmt = PixFmt::k400;
+  } else if (comps == 3 && (d->flags & AV_PIX_FMT_FLAG_PLANAR)) {
+    if (d->log2_chroma_w == 1 && d->log2_chroma_h == 1) f.fmt = PixFmt::k420;
+    else if (d->log2_chroma_w == 1 && d->log2_chroma_h == 0) f.fmt = PixFmt::k422;
+    else if (d->log2_chroma_w == 0 && d->log2_chroma_h == 0) f.fmt = PixFmt::k444;
+    else TWINMAF_FAIL(kUnsupported, "pixel format {}: chroma subsampling is not 4:2:0/4:2:2/4:4:4", name);
+  } else {
+    TWINMAF_FAIL(kUnsupported, "pixel format {} is not planar YUV or gray", name);
+  }
+  for (int c = 0; c < comps; ++c) {
+    const int step = d->comp[c].step;
+    if (d->comp[c].shift != 0 || d->comp[c].depth != f.bpc || step != (f.bpc > 8 ? 2 : 1) ||
+        d->comp[c].offset != 0)
+      TWINMAF_FAIL(kUnsupported, "pixel format {} has packed or shifted samples", name);
+  }
+  TWINMAF_RETURN_IF_ERROR(validate_format(f));
+  return f;
+}
+
+class FfmpegSource final : public VideoSource {
+ public:
+  explicit FfmpegSource(std::string path) : VideoSource(std::move(path)) {}
+  ~FfmpegSource() override {
+    av_frame_free(&frame_);
+    av_packet_free(&packet_);
+    avcodec_free_context(&codec_);
+    avformat_close_input(&fmt_ctx_);
+  }
+
+  Status open() {
+    int err = avformat_open_input(&fmt_ctx_, path().c_str(), nullptr, nullptr);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open as a container: {}", path(), av_error(err));
+    err = avformat_find_stream_info(fmt_ctx_, nullptr);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot read stream info: {}", path(), av_error(err));
+    const AVCodec* dec = nullptr;
+    stream_ = av_find_best_stream(fmt_ctx_, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
+    if (stream_ < 0 || !dec) TWINMAF_FAIL(kBadInput, "{}: no decodable video stream", path());
+    codec_ = avcodec_alloc_context3(dec);
+    if (!codec_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
+    err = avcodec_parameters_to_context(codec_, fmt_ctx_->streams[stream_]->codecpar);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: bad codec parameters: {}", path(), av_error(err));
+    codec_->thread_count = 0;
+    err = avcodec_open2(codec_, dec, nullptr);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open decoder: {}", path(), av_error(err));
+    packet_ = av_packet_alloc();
+    frame_ = av_frame_alloc();
+    if (!packet_ || !frame_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
+    auto f = map_format(codec_->width, codec_->height, codec_->pix_fmt);
+    if (!f.ok()) return Status(f.status().code(), fmt::format("{}: {}", path(), f.status().message()));
+    format_ = *f;
+    return ok_status();
+  }
+
+  const VideoFormat& format() const override { return format_; }
+
+  Result<bool> read(Picture& pic) override {
+    TWINMAF_ASSIGN_OR_RETURN(bool got, next_frame());
+    if (!got) return false;
+    auto f = map_format(frame_->width, frame_->height, static_cast<AVPixelFormat>(frame_->format));
+    if (!f.ok() || !(*f == format_))
+      TWINMAF_FAIL(kBadInput, "{}: frame {} changes size or pixel format mid-stream", path(), index_);
+    const int bps = format_.bytes_per_sample();
+    for (int p = 0; p < std::min(planes_needed_, format_.planes()); ++p) {
+      const size_t row = size_t(format_.stored_w(p)) * size_t(bps);
+      for (int y = 0; y < format_.stored_h(p); ++y)
+        std::memcpy(pic.mutable_data(p) + y * pic.stride(p),
+                    frame_->data[p] + std::ptrdiff_t(y) * frame_->linesize[p], row);
+    }
+    av_frame_unref(frame_);
+    if (format_.bpc > 8 && format_.bpc < 16)
+      TWINMAF_RETURN_IF_ERROR(check_sample_range(pic, std::min(planes_needed_, format_.planes()), path(), index_));
+    ++index_;
+    return true;
+  }
+
+ private:
+  Result<bool> next_frame() {
+    for (;;) {
+      int err = avcodec_receive_frame(codec_, frame_);
+      if (err == 0) return true;
+      if (err == AVERROR_EOF) return false;
+      if (err != AVERROR(EAGAIN))
+        TWINMAF_FAIL(kBadInput, "{}: decoding frame {} failed: {}", path(), index_, av_error(err));
+      if (draining_) return false;
+      err = av_read_frame(fmt_ctx_, packet_);
+      if (err == AVERROR_EOF) {
+        draining_ = true;
+        err = avcodec_send_packet(codec_, nullptr);
+      } else if (err < 0) {
+        TWINMAF_FAIL(kBadInput, "{}: reading failed near frame {}: {}", path(), index_, av_error(err));
+      } else {
+        if (packet_->stream_index == stream_) err = avcodec_send_packet(codec_, packet_);
+        av_packet_unref(packet_);
+      }
+      if (err < 0 && err != AVERROR_EOF)
+        TWINMAF_FAIL(kBadInput, "{}: decoding failed near frame {}: {}", path(), index_, av_error(err));
+    }
+  }
+
+  VideoFormat format_;
+  AVFormatContext* fmt_ctx_ = nullptr;
+  AVCodecContext* codec_ = nullptr;
+  AVPacket* packet_ = nullptr;
+  AVFrame* frame_ = nullptr;
+  int stream_ = -1;
+  bool draining_ = false;
+  unsigned index_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<VideoSource>> open_ffmpeg_source(const std::string& path) {
+  av_log_set_level(AV_LOG_ERROR);
+  auto s = std::make_unique<FfmpegSource>(path);
+  TWINMAF_RETURN_IF_ERROR(s->open());
+  return std::unique_ptr<VideoSource>(std::move(s));
+}
+
+}  // namespace twinmaf

@@ -1,0 +1,57 @@
+#include "io/planar.h"
+
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "io/source.h"
+
+namespace twinmaf {
+
+static_assert(std::endian::native == std::endian::little,
+              "raw samples are little-endian; a big-endian host needs a byte swap here");
+
+uint64_t packed_plane_bytes(const VideoFormat& f, int p) {
+  return uint64_t(f.stored_w(p)) * uint64_t(f.stored_h(p)) * uint64_t(f.bytes_per_sample());
+}
+
+uint64_t packed_frame_bytes(const VideoFormat& f) {
+  uint64_t n = 0;
+  for (int p = 0; p < f.planes(); ++p) n += packed_plane_bytes(f, p);
+  return n;
+}
+
+Result<bool> read_packed_frame(const FileReader& file, uint64_t offset, Picture& pic, int planes,
+                               unsigned frame) {
+  const VideoFormat& f = pic.format();
+  const uint64_t total = packed_frame_bytes(f);
+  if (offset >= file.size()) return false;
+  if (file.size() - offset < total)
+    TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated ({} of {} bytes)", file.path(), frame,
+                 file.size() - offset, total);
+  uint64_t pos = offset;
+  thread_local std::vector<uint8_t> scratch;
+  for (int p = 0; p < f.planes(); ++p) {
+    const uint64_t bytes = packed_plane_bytes(f, p);
+    if (p < planes) {
+      const size_t row = size_t(f.stored_w(p)) * size_t(f.bytes_per_sample());
+      const int rows = f.stored_h(p);
+      uint8_t* dst = pic.mutable_data(p);
+      if (static_cast<std::ptrdiff_t>(row) == pic.stride(p)) {
+        TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(pos, dst, bytes));
+        if (got != bytes) TWINMAF_FAIL(kIo, "{}: short read in frame {}", file.path(), frame);
+      } else {
+        scratch.resize(bytes);
+        TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(pos, scratch.data(), bytes));
+        if (got != bytes) TWINMAF_FAIL(kIo, "{}: short read in frame {}", file.path(), frame);
+        for (int y = 0; y < rows; ++y)
+          std::memcpy(dst + y * pic.stride(p), scratch.data() + size_t(y) * row, row);
+      }
+    }
+    pos += bytes;
+  }
+  if (f.bpc > 8 && f.bpc < 16) TWINMAF_RETURN_IF_ERROR(check_sample_range(pic, planes, file.path(), frame));
+  return true;
+}
+
+}  // namespace twinmaf

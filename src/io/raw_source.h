@@ -1,0 +1,23 @@
+// Raw planar YUV (-w -h -p -b): fixed-size frames, frame i at i * frame_bytes.
+#pragma once
+
+#include "io/file_reader.h"
+#include "io/source.h"
+
+namespace twinmaf {
+
+class RawSource final : public VideoSource {
+ public:
+  static Result<std::unique_ptr<VideoSource>> open(const std::string& path, const RawParams& p);
+  const VideoFormat& format() const override { return format_; }
+  Result<bool> read(Picture& pic) override;
+  Status skip(unsigned n) override;
+
+ private:
+  RawSource(std::string path, const VideoFormat& f) : VideoSource(std::move(path)), format_(f) {}
+  VideoFormat format_;
+  FileReader file_;
+  unsigned next_ = 0;
+};
+
+}  // namespace twinmaf

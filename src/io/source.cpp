@@ -1,0 +1,78 @@
+#include "io/source.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/file_reader.h"
+#include "io/raw_source.h"
+#include "io/y4m_source.h"
+#if TWINMAF_HAVE_FFMPEG
+#include "io/ffmpeg_source.h"
+#endif
+
+namespace twinmaf {
+
+Status VideoSource::skip(unsigned n) {
+  if (n == 0) return ok_status();
+  Picture scratch(format(), host_allocator());
+  for (unsigned i = 0; i < n; ++i) {
+    TWINMAF_ASSIGN_OR_RETURN(bool got, read(scratch));
+    if (!got) break;
+  }
+  return ok_status();
+}
+
+Status check_sample_range(const Picture& pic, int planes, const std::string& path, unsigned frame) {
+  const VideoFormat& f = pic.format();
+  const uint16_t limit = static_cast<uint16_t>((1u << f.bpc) - 1);
+  for (int p = 0; p < std::min(planes, f.planes()); ++p) {
+    for (int y = 0; y < f.stored_h(p); ++y) {
+      const auto* row = reinterpret_cast<const uint16_t*>(pic.data(p) + y * pic.stride(p));
+      uint16_t acc = 0;
+      for (int x = 0; x < f.stored_w(p); ++x) acc |= row[x];
+      if (acc > limit) {
+        for (int x = 0; x < f.stored_w(p); ++x)
+          if (row[x] > limit)
+            TWINMAF_FAIL(kBadInput, "{}: frame {}: sample {} at plane {} ({}, {}) exceeds {} bits",
+                         path, frame, row[x], p, x, y, f.bpc);
+      }
+    }
+  }
+  return ok_status();
+}
+
+namespace {
+
+bool has_extension(const std::string& path, std::initializer_list<const char*> exts) {
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos) return false;
+  std::string ext = path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return std::any_of(exts.begin(), exts.end(), [&](const char* e) { return ext == e; });
+}
+
+}  // namespace
+
+Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
+                                                 const std::optional<RawParams>& raw) {
+  FileReader probe;
+  TWINMAF_RETURN_IF_ERROR(probe.open(path));
+  if (probe.size() == 0) TWINMAF_FAIL(kBadInput, "{}: file is empty", path);
+  char magic[9] = {};
+  TWINMAF_ASSIGN_OR_RETURN(size_t n, probe.read_at(0, magic, sizeof magic));
+  if (n == sizeof magic && std::memcmp(magic, "YUV4MPEG2", 9) == 0) return Y4mSource::open(path);
+  if (has_extension(path, {"y4m"})) TWINMAF_FAIL(kBadInput, "{}: not a Y4M file (no YUV4MPEG2 signature)", path);
+  const bool container = has_extension(
+      path, {"mp4", "mkv", "mov", "webm", "avi", "ivf", "ts", "m2ts", "mts", "mxf", "h264", "264",
+             "h265", "265", "hevc", "obu", "flv", "nut", "m4v"});
+  if (raw && !container) return RawSource::open(path, *raw);
+#if TWINMAF_HAVE_FFMPEG
+  return open_ffmpeg_source(path);
+#else
+  if (!raw)
+    TWINMAF_FAIL(kBadInput, "{}: not a Y4M file; raw YUV needs -w -h -p -b (this build has no FFmpeg)", path);
+  TWINMAF_FAIL(kUnsupported, "{}: containers need FFmpeg, which this build lacks", path);
+#endif
+}
+
+}  // namespace twinmaf

@@ -1,0 +1,61 @@
+// Video sources: raw planar YUV, Y4M, and (when built with FFmpeg) any
+// container/codec libavformat reads (mp4, mkv, ...).
+//
+// Every source yields pictures in the layout of core/picture.h: the file's
+// real plane sizes (ceil chroma for odd sizes) are read into storage, the
+// scored picture is libvmaf's floor chroma. Errors are one line naming the
+// file: unknown header fields, unsupported colour spaces, truncated frames,
+// samples above the declared bit depth.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "core/picture.h"
+
+namespace twinmaf {
+
+// -w -h -p -b of the CLI: describes raw inputs.
+struct RawParams {
+  int w = 0;
+  int h = 0;
+  PixFmt fmt = PixFmt::k420;
+  int bpc = 8;
+};
+
+class VideoSource {
+ public:
+  virtual ~VideoSource() = default;
+  virtual const VideoFormat& format() const = 0;
+  const std::string& path() const { return path_; }
+  // Reads the next frame into `pic` (of format()). false at the end of the
+  // stream; an error for a partial frame.
+  virtual Result<bool> read(Picture& pic) = 0;
+  // Skips n frames (read and discarded where the format cannot seek). Running
+  // out of frames while skipping is not an error; later reads return false.
+  virtual Status skip(unsigned n);
+  // Planes to read: 1 reads luma only and leaves chroma storage untouched
+  // (for feature sets that never read chroma). Default: all planes.
+  void set_planes_needed(int planes) { planes_needed_ = planes; }
+
+ protected:
+  explicit VideoSource(std::string path) : path_(std::move(path)) {}
+  int planes_needed_ = 3;
+
+ private:
+  std::string path_;
+};
+
+// Opens `path`: Y4M by its signature, raw when `raw` is given (and the name is
+// not a known container), otherwise through FFmpeg.
+Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
+                                                 const std::optional<RawParams>& raw);
+
+// Checks that every sample of the stored planes is below 2^bpc (bpc > 8).
+Status check_sample_range(const Picture& pic, int planes, const std::string& path,
+                          unsigned frame);
+
+}  // namespace twinmaf
