@@ -31,14 +31,13 @@ class [[nodiscard]] Status {
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
 
-  // Exit status the CLI uses for this error: 2 for user errors, 1 otherwise.
+  // Exit status the CLI uses for this error: 2 for what the user can fix
+  // (arguments, inputs, files), 1 for internal errors.
   int exit_code() const {
     switch (code_) {
       case Code::kOk: return 0;
-      case Code::kInvalidArgument:
-      case Code::kBadInput:
-      case Code::kUnsupported: return 2;
-      default: return 1;
+      case Code::kInternal: return 1;
+      default: return 2;
     }
   }
 
@@ -69,6 +68,7 @@ class [[nodiscard]] Result {
   T* operator->() { return &*value_; }
   const T* operator->() const { return &*value_; }
   T& operator*() { return *value_; }
+  const T& operator*() const { return *value_; }
 
  private:
   std::optional<T> value_;

@@ -1,183 +1,31 @@
 // twinmaf: libvmaf's `vmaf` command line, drop-in, plus --precision.
 // Argument parsing only; everything else is the library's (engine/job.h).
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
-#include <cstdlib>
-#include <string>
-#include <unistd.h>
 
-#include "engine/job.h"
-
-namespace {
-
-using twinmaf::Status;
-
-[[noreturn]] void fail(const std::string& msg, int code = 2) {
-  std::fprintf(stderr, "twinmaf: error: %s\n", msg.c_str());
-  std::exit(code);
-}
-
-// strtoul(text, 0) as libvmaf parses unsigned flags ("--cpumask -1" wraps).
-unsigned parse_unsigned(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long v = std::strtoul(text.c_str(), &end, 0);
-  if (text.empty() || *end || errno == ERANGE)
-    fail("invalid argument '" + text + "' for " + flag + "; should be an integer");
-  return static_cast<unsigned>(v);
-}
-
-unsigned parse_positive(const std::string& flag, const std::string& text) {
-  if (text.empty() || text[0] == '-') fail("invalid argument '" + text + "' for " + flag + "; should be a positive integer");
-  const unsigned v = parse_unsigned(flag, text);
-  if (v == 0) fail("invalid argument '" + text + "' for " + flag + "; should be a positive integer");
-  return v;
-}
-
-// --aom_ctc / --nflx_ctc presets (libvmaf tools/cli_parse.c): model texts and
-// feature texts; a feature replaces an earlier one of the same name.
-void apply_preset(const std::string& flag, const std::string& version, twinmaf::ScoreJob& job) {
-  std::vector<std::string> models, features;
-  if (flag == "--aom_ctc") {
-    const bool known = version == "v1.0" || version == "v2.0" || version == "v3.0" || version == "v4.0" ||
-                       version == "v5.0" || version == "v6.0" || version == "v7.0";
-    if (!known) fail("invalid argument '" + version + "' for --aom_ctc; should be v1.0 .. v7.0");
-    models = {"version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg"};
-    features = {"psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5", "ciede",
-                version == "v7.0" ? "float_ssim=scale=1:enable_db=true:clip_db=true"
-                                  : "float_ssim=enable_db=true:clip_db=true",
-                "float_ms_ssim=enable_db=true:clip_db=true", "psnr_hvs"};
-    if (version != "v1.0" && version != "v2.0") features.push_back("cambi");
-  } else {
-    if (version != "v1.0") fail("invalid argument '" + version + "' for --nflx_ctc; should be v1.0");
-    models = {"version=vmaf_4k_v0.6.1:name=vmaf", "version=vmaf_4k_v0.6.1neg:name=vmaf_neg"};
-    features = {"psnr=enable_chroma=true:enable_apsnr=true", "float_ssim=enable_db=true:clip_db=true",
-                "cambi"};
-  }
-  for (const std::string& f : features) {
-    auto req = twinmaf::parse_feature_request(f);
-    if (!twinmaf::find_feature(req->name))
-      fail(flag + " " + version + " needs feature '" + req->name + "', which twinmaf does not provide yet");
-    bool replaced = false;
-    for (auto& existing : job.features)
-      if (existing.name == req->name) {
-        existing = *req;
-        replaced = true;
-      }
-    if (!replaced) job.features.push_back(*req);
-  }
-  for (const std::string& m : models) job.models.push_back(m);
-}
-
-}  // namespace
+#include "tools/twinmaf/args.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"twinmaf: VMAF and its features, bit-exact with libvmaf", "twinmaf"};
-  app.set_help_flag("--help", "print this help");
-  app.allow_windows_style_options(false);
-
-  twinmaf::ScoreJob job;
-  std::string w, h, pix, bpc, threads, subsample, cpumask, gpumask, frame_cnt, skip_ref, skip_dis;
-  std::string precision, aom_ctc, nflx_ctc;
-  std::vector<std::string> features, models;
-  bool xml = false, json = false, csv = false, sub = false, version = false, quiet = false;
-
-  app.add_option("-r,--reference", job.ref_path, "reference video (.y4m, .yuv, or a container)");
-  app.add_option("-d,--distorted", job.dis_path, "distorted video");
-  app.add_option("-w,--width", w, "raw input width");
-  app.add_option("-h,--height", h, "raw input height");
-  app.add_option("-p,--pixel_format", pix, "raw input layout: 420, 422, 444 (or 400)");
-  app.add_option("-b,--bitdepth", bpc, "raw input bit depth: 8..16");
-  app.add_option("-m,--model", models, "model: version=...|path=...[:name=...:disable_clip:enable_transform:extractor.option=value]");
-  app.add_option("--feature", features, "feature: name[=option=value:option=value...]");
-  app.add_option("-o,--output", job.output_path, "result file");
-  app.add_flag("--xml", xml, "XML result file (default)");
-  app.add_flag("--json", json, "JSON result file");
-  app.add_flag("--csv", csv, "CSV result file");
-  app.add_flag("--sub", sub, "SUB result file");
-  app.add_option("--threads", threads, "worker threads (0: the calling thread only)");
-  app.add_option("--subsample", subsample, "score every Nth frame");
-  app.add_option("--cpumask", cpumask, "accepted for compatibility (twinmaf's CPU code has no ISA variants)");
-  app.add_option("--gpumask", gpumask, "accepted for compatibility");
-  app.add_option("--frame_cnt", frame_cnt, "score at most N frames");
-  app.add_option("--frame_skip_ref", skip_ref, "skip the first N reference frames");
-  app.add_option("--frame_skip_dist", skip_dis, "skip the first N distorted frames");
-  app.add_option("--aom_ctc", aom_ctc, "AOM CTC preset v1.0 .. v7.0");
-  app.add_option("--nflx_ctc", nflx_ctc, "Netflix CTC preset v1.0");
-  app.add_flag("-n,--no_prediction", job.no_prediction, "features only, no model");
-  app.add_flag("-q,--quiet", quiet, "no progress or summary on the terminal");
-  app.add_flag("-v,--version", version, "print the version and exit");
-  app.add_option("--precision", precision, "number format: N decimals (0..17) or max (%.17g)");
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::printf("%s", app.help().c_str());
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    for (char& c : msg)
-      if (c == '\n') c = ' ';
-    fail(msg);
+  auto req = twinmaf::parse_cli(argc, argv);
+  if (!req.ok()) {
+    std::fprintf(stderr, "twinmaf: error: %s\n", req.status().message().c_str());
+    return 2;
   }
-  if (version) {
+  if (!req->help.empty()) {
+    std::printf("%s", req->help.c_str());
+    return 0;
+  }
+  if (req->version) {
     std::fprintf(stderr, "twinmaf %s\n", TWINMAF_VERSION);
     return 0;
   }
-  if (job.ref_path.empty()) fail("the reference (-r/--reference) is required");
-  if (job.dis_path.empty()) fail("the distorted video (-d/--distorted) is required");
-
-  const bool raw = !w.empty() || !h.empty() || !pix.empty() || !bpc.empty();
-  if (raw) {
-    if (w.empty() || h.empty() || pix.empty() || bpc.empty())
-      fail("raw input needs all of -w/--width, -h/--height, -p/--pixel_format, -b/--bitdepth");
-    twinmaf::RawParams p;
-    p.w = static_cast<int>(parse_positive("-w/--width", w));
-    p.h = static_cast<int>(parse_positive("-h/--height", h));
-    if (pix == "420") p.fmt = twinmaf::PixFmt::k420;
-    else if (pix == "422") p.fmt = twinmaf::PixFmt::k422;
-    else if (pix == "444") p.fmt = twinmaf::PixFmt::k444;
-    else if (pix == "400") p.fmt = twinmaf::PixFmt::k400;
-    else fail("invalid argument '" + pix + "' for -p/--pixel_format; should be 420, 422, 444 or 400");
-    p.bpc = static_cast<int>(parse_unsigned("-b/--bitdepth", bpc));
-    if (p.bpc < 8 || p.bpc > 16) fail("invalid argument '" + bpc + "' for -b/--bitdepth; should be 8..16");
-    job.raw = p;
-  }
-  if (!threads.empty()) job.session.threads = parse_unsigned("--threads", threads);
-  if (!subsample.empty()) job.session.subsample = parse_unsigned("--subsample", subsample);
-  if (!cpumask.empty()) (void)parse_unsigned("--cpumask", cpumask);
-  if (!gpumask.empty()) (void)parse_unsigned("--gpumask", gpumask);
-  if (!frame_cnt.empty()) job.limits.frame_cnt = parse_unsigned("--frame_cnt", frame_cnt);
-  if (!skip_ref.empty()) job.limits.skip_ref = parse_unsigned("--frame_skip_ref", skip_ref);
-  if (!skip_dis.empty()) job.limits.skip_dis = parse_unsigned("--frame_skip_dist", skip_dis);
-  if (!precision.empty()) {
-    auto p = twinmaf::parse_precision(precision);
-    if (!p.ok()) fail(p.status().message());
-    job.precision = *p;
-  }
-  // libvmaf: the last of --xml/--json/--csv/--sub wins; we take them in that
-  // order of precedence when several are given (CLI11 does not keep order).
-  if (sub) job.output_format = twinmaf::OutputFormat::kSub;
-  if (csv) job.output_format = twinmaf::OutputFormat::kCsv;
-  if (json) job.output_format = twinmaf::OutputFormat::kJson;
-  if (xml) job.output_format = twinmaf::OutputFormat::kXml;
-
-  for (const std::string& m : models) job.models.push_back(m);
-  for (const std::string& f : features) {
-    auto req = twinmaf::parse_feature_request(f);
-    if (!req.ok()) fail(req.status().message());
-    job.features.push_back(std::move(*req));
-  }
-  if (!aom_ctc.empty()) apply_preset("--aom_ctc", aom_ctc, job);
-  if (!nflx_ctc.empty()) apply_preset("--nflx_ctc", nflx_ctc, job);
-  if (job.models.empty() && !job.no_prediction) job.models.push_back("version=vmaf_v0.6.1");
-
   twinmaf::JobResult result;
-  const Status st = twinmaf::execute(job, &result);
-  for (const std::string& warn : result.report.warnings) std::fprintf(stderr, "twinmaf: warning: %s\n", warn.c_str());
-  if (!st.ok()) fail(st.message(), st.exit_code());
-  if (!quiet) {
+  const twinmaf::Status st = twinmaf::execute(req->job, &result);
+  for (const std::string& w : result.report.warnings) std::fprintf(stderr, "twinmaf: warning: %s\n", w.c_str());
+  if (!st.ok()) {
+    std::fprintf(stderr, "twinmaf: error: %s\n", st.message().c_str());
+    return st.exit_code();
+  }
+  if (!req->quiet) {
     for (const auto& s : result.scores) std::printf("%s\n", s.text.c_str());
     std::fprintf(stderr, "%u frames, %.2f fps\n", result.report.frames,
                  result.seconds > 0 ? result.report.frames / result.seconds : 0.0);

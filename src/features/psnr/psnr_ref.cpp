@@ -6,16 +6,19 @@ namespace twinmaf {
 
 namespace {
 
-template <typename T>
+// Row sums: 8-bit squares (<= 255^2) summed over <= 32768 samples fit uint32;
+// 16-bit squares (<= 65535^2) fit uint32 each and are summed in uint64.
+template <typename T, typename RowSum>
 uint64_t plane_sse(const PlaneView& a, const PlaneView& b) {
   uint64_t sse = 0;
   for (int y = 0; y < a.h; ++y) {
     const T* ra = a.row<T>(y);
     const T* rb = b.row<T>(y);
-    uint64_t row = 0;
+    RowSum row = 0;
     for (int x = 0; x < a.w; ++x) {
-      const int64_t e = static_cast<int64_t>(ra[x]) - static_cast<int64_t>(rb[x]);
-      row += static_cast<uint64_t>(e * e);
+      const int32_t e = static_cast<int32_t>(ra[x]) - static_cast<int32_t>(rb[x]);
+      const uint32_t m = static_cast<uint32_t>(e < 0 ? -e : e);
+      row += static_cast<RowSum>(m * m);
     }
     sse += row;
   }
@@ -27,8 +30,8 @@ uint64_t plane_sse(const PlaneView& a, const PlaneView& b) {
 void psnr_sse_ref(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out) {
   const bool hbd = ref.format().bpc > 8;
   for (int p = 0; p < planes; ++p) {
-    out.sse[p] = hbd ? plane_sse<uint16_t>(ref.plane(p), dis.plane(p))
-                     : plane_sse<uint8_t>(ref.plane(p), dis.plane(p));
+    out.sse[p] = hbd ? plane_sse<uint16_t, uint64_t>(ref.plane(p), dis.plane(p))
+                     : plane_sse<uint8_t, uint32_t>(ref.plane(p), dis.plane(p));
   }
 }
 

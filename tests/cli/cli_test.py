@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""CLI behaviour: bad input and bad flags give one line "twinmaf: error: ..."
+naming the culprit and exit 2 (never a crash or a silent score); threading
+never changes the output; odd and tiny sizes score without crashing.
+
+Usage: cli_test.py TWINMAF_BIN"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN = sys.argv[1]
+failures = []
+checks = 0
+
+
+def run(*args):
+    return subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def expect_error(name, args, needle, code=2):
+    global checks
+    checks += 1
+    p = run(*args)
+    lines = p.stderr.strip().splitlines()
+    if p.returncode != code:
+        failures.append(f"{name}: exit {p.returncode} (want {code}); stderr={p.stderr!r}")
+    elif len(lines) != 1 or not lines[0].startswith("twinmaf: error: "):
+        failures.append(f"{name}: not one error line: {p.stderr!r}")
+    elif needle not in lines[0]:
+        failures.append(f"{name}: {lines[0]!r} does not mention {needle!r}")
+
+
+def expect_ok(name, args):
+    global checks
+    checks += 1
+    p = run(*args)
+    if p.returncode != 0:
+        failures.append(f"{name}: exit {p.returncode}: {p.stderr.strip()}")
+    return p
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def noise(n, seed):
+    x = seed
+    out = bytearray()
+    for _ in range(n):
+        x = (x * 6364136223846793005 + 1442695040888963407) & (2**64 - 1)
+        out.append(x >> 56)
+    return bytes(out)
+
+
+def y4m(w, h, cs, frames, frame_bytes, seed=1, header_extra=""):
+    head = f"YUV4MPEG2 W{w} H{h} F25:1 Ip A1:1 C{cs}{header_extra}\n".encode()
+    return head + b"".join(b"FRAME\n" + noise(frame_bytes, seed + i) for i in range(frames))
+
+
+with tempfile.TemporaryDirectory() as d:
+    j = lambda name: os.path.join(d, name)
+    w, h = 32, 18
+    fb = w * h * 3 // 2
+    ref = write(j("ref.yuv"), noise(fb * 3, 1))
+    dis = write(j("dis.yuv"), noise(fb * 3, 2))
+    raw = ["-w", w, "-h", h, "-p", "420", "-b", 8]
+    ok = ["-r", ref, "-d", dis, *raw, "-n", "--feature", "psnr"]
+
+    # inputs
+    write(j("trunc.yuv"), noise(fb * 2 + 100, 3))
+    expect_error("truncated raw frame", ["-r", ref, "-d", j("trunc.yuv"), *raw, "-n", "--feature", "psnr"],
+                 "frame 2 is truncated")
+    write(j("empty.yuv"), b"")
+    expect_error("empty file", ["-r", ref, "-d", j("empty.yuv"), *raw, "-n", "--feature", "psnr"], "empty")
+    expect_error("missing file", ["-r", ref, "-d", j("nope.yuv"), *raw, "-n", "--feature", "psnr"], "nope.yuv")
+    write(j("a.y4m"), y4m(w, h, "420", 2, fb))
+    write(j("b.y4m"), y4m(w + 2, h, "420", 2, (w + 2) * h * 3 // 2))
+    expect_error("size mismatch", ["-r", j("a.y4m"), "-d", j("b.y4m"), "-n", "--feature", "psnr"],
+                 "dimensions do not match")
+    write(j("c444.y4m"), y4m(w, h, "444", 2, w * h * 3))
+    expect_error("format mismatch", ["-r", j("a.y4m"), "-d", j("c444.y4m"), "-n", "--feature", "psnr"],
+                 "pixel formats do not match")
+    write(j("p10.y4m"), y4m(w, h, "420p10", 2, fb * 2, seed=9))
+    expect_error("depth mismatch (or range)", ["-r", j("a.y4m"), "-d", j("p10.y4m"), "-n", "--feature", "psnr"],
+                 "p10.y4m")
+    write(j("unknown.y4m"), y4m(w, h, "420", 1, fb, header_extra=" Z7"))
+    expect_error("unknown y4m field", ["-r", j("unknown.y4m"), "-d", j("a.y4m"), "-n", "--feature", "psnr"],
+                 "unknown Y4M header field 'Z7'")
+    write(j("now.y4m"), b"YUV4MPEG2 H18 F25:1\nFRAME\n" + noise(fb, 4))
+    expect_error("missing y4m width", ["-r", j("now.y4m"), "-d", j("a.y4m"), "-n", "--feature", "psnr"],
+                 "lacks the width")
+    write(j("c411.y4m"), y4m(w, h, "411", 1, fb))
+    expect_error("unsupported colour space", ["-r", j("c411.y4m"), "-d", j("a.y4m"), "-n", "--feature", "psnr"],
+                 "colour space '411'")
+    write(j("garbage.y4m"), b"not a y4m file at all\n")
+    expect_error("not y4m", ["-r", j("garbage.y4m"), "-d", j("a.y4m"), "-n", "--feature", "psnr"], "not a Y4M")
+    write(j("cut.y4m"), y4m(w, h, "420", 2, fb)[:-10])
+    expect_error("truncated y4m", ["-r", j("a.y4m"), "-d", j("cut.y4m"), "-n", "--feature", "psnr"],
+                 "frame 1 is truncated")
+    big = bytearray(noise(w * h * 3 * 2, 5))
+    big[1] = 0xff  # sample 0xff?? > 1023 in a 10-bit file
+    write(j("range.yuv"), bytes(big))
+    expect_error("sample above bit depth", ["-r", j("range.yuv"), "-d", j("range.yuv"), "-w", w, "-h", h,
+                                            "-p", "420", "-b", 10, "-n", "--feature", "psnr"], "exceeds 10 bits")
+
+    # flags and options
+    expect_error("unknown flag", [*ok, "--bogus"], "--bogus")
+    expect_error("unknown feature", ["-r", ref, "-d", dis, *raw, "-n", "--feature", "nosuch"], "unknown feature 'nosuch'")
+    expect_error("bad option value", ["-r", ref, "-d", dis, *raw, "-n", "--feature", "psnr=min_sse=abc"],
+                 "option min_sse: 'abc' is not a number")
+    expect_error("out of range", ["-r", ref, "-d", dis, *raw, "-n", "--feature", "psnr=min_sse=-1"],
+                 "option min_sse: -1 is outside")
+    expect_error("bad bool", ["-r", ref, "-d", dis, *raw, "-n", "--feature", "psnr=enable_mse=yes"],
+                 "option enable_mse: 'yes' is not true or false")
+    expect_error("unknown option", ["-r", ref, "-d", dis, *raw, "-n", "--feature", "psnr=foo=1"], "unknown option 'foo'")
+    expect_error("bad option string", ["-r", ref, "-d", dis, *raw, "-n", "--feature", "psnr=enable_mse"],
+                 "bad option string 'enable_mse'")
+    expect_error("missing reference", ["-d", dis, *raw, "-n", "--feature", "psnr"], "-r/--reference")
+    expect_error("partial raw flags", ["-r", ref, "-d", dis, "-w", w, "-n", "--feature", "psnr"], "raw input needs")
+    expect_error("bad pixel format", ["-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "411", "-b", 8, "-n"],
+                 "-p/--pixel_format")
+    expect_error("bad bit depth", ["-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "420", "-b", 7, "-n"],
+                 "-b/--bitdepth")
+    expect_error("bad threads", [*ok, "--threads", "two"], "--threads")
+    expect_error("bad precision", [*ok, "--precision", "18"], "--precision")
+    expect_error("bad aom_ctc", [*ok, "--aom_ctc", "v9.0"], "--aom_ctc")
+
+    # threading never changes the files
+    outs = {}
+    for t in (0, 1, 2, 3):
+        o = j(f"t{t}.json")
+        expect_ok(f"threads {t}", [*ok, "--feature", "motion", "--threads", t, "--json", "-o", o, "--precision", "max"])
+        outs[t] = open(o).read()
+    strip = lambda s: "\n".join(l for l in s.splitlines() if '"fps"' not in l)
+    if len({strip(v) for v in outs.values()}) != 1:
+        failures.append("threads 0/1/2/3 outputs differ")
+    checks += 1
+
+    # odd and tiny sizes: a value or a clear error, never a crash
+    for (tw, th, fmt) in [(1, 1, "420"), (1, 1, "444"), (2, 1, "422"), (3, 3, "420"), (17, 9, "420"), (5, 7, "422")]:
+        cw = tw if fmt == "444" else (tw + 1) // 2
+        ch = (th + 1) // 2 if fmt == "420" else th
+        n = (tw * th + 2 * cw * ch) * 2
+        a = write(j("tiny_a.yuv"), noise(n, 7))
+        b = write(j("tiny_b.yuv"), noise(n, 8))
+        p = run("-r", a, "-d", b, "-w", tw, "-h", th, "-p", fmt, "-b", 8, "-n", "--feature", "psnr", "--json",
+                "-o", j("tiny.json"))
+        checks += 1
+        if p.returncode != 0:
+            failures.append(f"psnr {tw}x{th} {fmt}: exit {p.returncode}: {p.stderr.strip()}")
+        else:
+            js = json.load(open(j("tiny.json")))
+            if len(js["frames"]) != 2:
+                failures.append(f"psnr {tw}x{th} {fmt}: {len(js['frames'])} frames")
+
+print(f"cli: {checks} checks, {len(failures)} failures")
+for f in failures:
+    print("FAIL", f)
+sys.exit(1 if failures else 0)
