@@ -1,6 +1,9 @@
 #include "engine/extractor.h"
+#include "features/adm/adm.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
+#include "features/psnr_hvs/psnr_hvs.h"
+#include "features/vif/vif.h"
 
 namespace twinmaf {
 
@@ -9,8 +12,11 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   // providing a name wins a model's lookup.
   static const std::vector<const FeatureSpec*> registry = {
       &psnr_feature_spec(),
+      &psnr_hvs_feature_spec(),
+      &adm_feature_spec(),
       &motion_feature_spec(),
       &motion_v2_feature_spec(),
+      &vif_feature_spec(),
   };
   return registry;
 }

@@ -20,10 +20,11 @@
 //     mu  = (sum f*x + 2^(b-1)) >> b                       <= 65535
 //     xx  = (sum f*x*x + r) >> 2(b-8), r = 2^(2(b-8)-1) (0 for b = 8)  < 2^32
 //   (the same for yy = sum f*y*y and xy = sum f*x*y). At scales >= 1 (x <= 65535)
-//   all five use (. + 32768) >> 16. Sums: mu in uint32 (<= 65536*65535 < 2^32),
-//   moments in uint64 (<= 65536*65535^2 < 2^48). libvmaf keeps the 8-bit
-//   moments in uint32; they cannot exceed 65536*255^2 < 2^32 there, so the
-//   wider type gives the same value.
+//   all five use (. + 32768) >> 16. Widths: mu sums uint32 (<= 65536*65535
+//   < 2^32); moment sums uint32 for 8-bit samples (<= 65536*255^2 < 2^32, as
+//   libvmaf) and uint64 otherwise (<= 65536*65535^2 < 2^48; libvmaf uses uint64
+//   there too). x*x and x*y always fit uint32 (65535^2 < 2^32). The rounded
+//   results fit their stores: mu <= 65535 (uint16), moments < 2^32 (uint32).
 // - Horizontal pass: mu1 = sum f*mu (uint32, < 2^32), moments sum f*m in uint64
 //   then (. + 32768) >> 16 (< 2^32). mu1_sq = (mu1*mu1 + 2^31) >> 32 in uint64
 //   (likewise mu2_sq, mu1_mu2). sigma1_sq = int32(uint32(xx - mu1_sq)), the one
@@ -53,11 +54,15 @@
 //   0 for scale 0 (debug: num_scale0 = 0, den_scale0 = -1). Debug integer_vif
 //   sums the float num/den as doubles in scale order (den 0 -> 1.0).
 //
-// Minimum size: 16x16 luma (kVifMinSize). Scale s has floor(w / 2^s) columns
-// and needs half-width(s)+1 of them for an in-image reflection (9, 5, 3, 2),
-// so w >= 16 and likewise h >= 16. libvmaf crashes at 3x3 and, below 16, reads
-// stale buffer contents in place of the mirror (its values then depend on
-// earlier frames, not on the input); we refuse such sizes at init.
+// Minimum size: 16x16 luma (kVifMinSize). Scale s is floor(w / 2^s) wide and
+// its filter reaches kVifHalf[s] = 8, 4, 2, 1 samples past each edge; at
+// w >= 16 scale s has >= 16, 8, 4, 2 >= kVifHalf[s] + 1 samples, so a single
+// reflection stays inside the image (likewise for h). libvmaf's sequential
+// padding equals (folded) reflect-101 along any dimension of >= 2 samples,
+// but a dimension of 1 (scale 3 below 16, e.g. the 8x8 and 17x9 goldens)
+// mirrors leftover buffer contents of the previous scale, and one of 0
+// (3x3) crashes. Checked: the 8x8/17x9 golden scale0..2 values equal folded
+// reflect-101, their scale3 values do not. We refuse sizes below 16 at init.
 #pragma once
 
 #include <array>

@@ -1,9 +1,21 @@
 // vif CPU reference kernels: pyramid, separable filters, per-pixel sums.
-// The arithmetic contract is in vif.h; this file only arranges it so the
-// compiler can vectorise the integer filters (tap loops unrolled per scale,
-// symmetric taps paired: f*(a+b) == f*a + f*b exactly in the widths used).
+//
+// The arithmetic contract is in vif.h. This file arranges it so the compiler
+// vectorises the integer filters at the baseline ISA: one instantiation per
+// scale (tap count known at compile time), every tap loop runs over a whole
+// row (tap outer, column inner) on __restrict row buffers, the two taps of a
+// symmetric pair share one pass, and products are 16x16->32 or 32x32->64 bit
+// widening multiplies. Integer sums are exact, so this order gives libvmaf's
+// values.
+// Widths, with x <= 65535 (any bpc, any scale):
+// - x*x and x*y fit uint32 (65535^2 < 2^32); f*x*x needs uint64 except for
+//   8-bit samples, where sum f*x*x <= 65536*255^2 < 2^32 (libvmaf's uint32).
+// - vertical mu sums and every horizontal mu sum <= 65536*65535 < 2^32.
+// - horizontal moment sums <= 65536*(2^32-1) < 2^48.
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "features/vif/vif.h"
@@ -29,7 +41,7 @@ inline int reflect(int i, int n) {
   return i;
 }
 
-// Pads a row buffer whose element j of the row lives at p[kHalf + j].
+// Pads a row buffer whose element j lives at p[kHalf + j] (reflect-101).
 template <int kHalf, typename U>
 inline void pad_row(U* p, int w) {
   for (int f = 1; f <= kHalf; ++f) {
@@ -40,20 +52,24 @@ inline void pad_row(U* p, int w) {
 
 // Per-thread scratch: grows to the largest frame seen, never per pixel.
 struct Scratch {
-  std::vector<uint16_t> img[kVifScales][2];  // scales 1..3 (index 0 unused)
-  // Vertical results of one row, padded by 8 on each side.
-  std::vector<uint32_t> v_mu1, v_mu2, v_xx, v_yy, v_xy;
-  // Vertical sums of one row (unpadded).
-  std::vector<uint32_t> a_mu1, a_mu2;
+  std::vector<uint16_t> img[kVifScales][2];  // pyramid scales 1..3 (index 0 unused)
+  // Vertical results of one row, padded by up to 8 on each side.
+  std::vector<uint16_t> v_mu1, v_mu2;
+  std::vector<uint32_t> v_xx, v_yy, v_xy;
+  // Row sums (vertical moments of 8-bit input use the 32-bit ones).
+  std::vector<uint32_t> a_mu1, a_mu2, a_xx32, a_yy32, a_xy32;
   std::vector<uint64_t> a_xx, a_yy, a_xy;
+  std::vector<int32_t> s1, s2, s12;
 
   void reserve_rows(int w) {
     const size_t n = static_cast<size_t>(w) + 16;
-    for (auto* v : {&v_mu1, &v_mu2, &v_xx, &v_yy, &v_xy})
+    for (auto* v : {&v_mu1, &v_mu2})
       if (v->size() < n) v->resize(n);
-    for (auto* v : {&a_mu1, &a_mu2})
+    for (auto* v : {&v_xx, &v_yy, &v_xy, &a_mu1, &a_mu2, &a_xx32, &a_yy32, &a_xy32})
       if (v->size() < n) v->resize(n);
     for (auto* v : {&a_xx, &a_yy, &a_xy})
+      if (v->size() < n) v->resize(n);
+    for (auto* v : {&s1, &s2, &s12})
       if (v->size() < n) v->resize(n);
   }
 };
@@ -63,28 +79,145 @@ Scratch& scratch() {
   return s;
 }
 
-// One image of the pyramid: samples T, element stride.
-template <typename T>
-struct Img {
-  const T* data;
-  std::ptrdiff_t stride;  // elements
-  int w;
-  int h;
-  const T* row(int y) const { return data + static_cast<std::ptrdiff_t>(y) * stride; }
-};
+// A pyramid image held in scratch, as a plane view of uint16 samples.
+PlaneView scratch_view(const std::vector<uint16_t>& v, int w, int h) {
+  return PlaneView{reinterpret_cast<const uint8_t*>(v.data()),
+                   static_cast<std::ptrdiff_t>(w) * static_cast<std::ptrdiff_t>(sizeof(uint16_t)), w,
+                   h};
+}
 
-// Filters (ref, dis) with the scale `kHalf` filter and returns the scale's sums.
-// mu_round/mu_shift and sq_round/sq_shift are the vertical-pass roundings.
-template <typename T, int kHalf>
-VifScaleSums statistic(const Img<T>& ref, const Img<T>& dis, const uint16_t* filt,
-                       uint32_t mu_round, int mu_shift, uint64_t sq_round, int sq_shift,
-                       double egl, Scratch& s) {
-  constexpr int kTaps = 2 * kHalf + 1;
+// One symmetric tap pair (rows x0/x1 of ref, y0/y1 of dis, weight f) of the
+// vertical pass, accumulated over a row. Products: 16x16->32 (mu, squares)
+// and 32x32->64 (f * square; 32-bit for 8-bit samples).
+template <typename T, typename Acc>
+inline void vertical_pair(const T* __restrict x0, const T* __restrict x1, const T* __restrict y0,
+                          const T* __restrict y1, uint16_t f, int w, uint32_t* __restrict am1,
+                          uint32_t* __restrict am2, Acc* __restrict axx, Acc* __restrict ayy,
+                          Acc* __restrict axy) {
+  for (int j = 0; j < w; ++j) {
+    const uint16_t a0 = x0[j], a1 = x1[j], b0 = y0[j], b1 = y1[j];
+    am1[j] += uint32_t{f} * a0 + uint32_t{f} * a1;
+    am2[j] += uint32_t{f} * b0 + uint32_t{f} * b1;
+    axx[j] += Acc{f} * (uint32_t{a0} * a0) + Acc{f} * (uint32_t{a1} * a1);
+    ayy[j] += Acc{f} * (uint32_t{b0} * b0) + Acc{f} * (uint32_t{b1} * b1);
+    axy[j] += Acc{f} * (uint32_t{a0} * b0) + Acc{f} * (uint32_t{a1} * b1);
+  }
+}
+
+template <typename T, typename Acc>
+inline void vertical_centre(const T* __restrict x, const T* __restrict y, uint16_t f, int w,
+                            uint32_t* __restrict am1, uint32_t* __restrict am2,
+                            Acc* __restrict axx, Acc* __restrict ayy, Acc* __restrict axy) {
+  for (int j = 0; j < w; ++j) {
+    const uint16_t a = x[j], b = y[j];
+    am1[j] = uint32_t{f} * a;
+    am2[j] = uint32_t{f} * b;
+    axx[j] = Acc{f} * (uint32_t{a} * a);
+    ayy[j] = Acc{f} * (uint32_t{b} * b);
+    axy[j] = Acc{f} * (uint32_t{a} * b);
+  }
+}
+
+// Vertical pass of the statistic for output row i: mu sums (uint32) and
+// moment sums (Acc) of the 2*kHalf+1 reflected rows around i.
+template <typename T, int kScale, typename Acc>
+void vertical_moments(const PlaneView& ref, const PlaneView& dis, int i, uint32_t* am1,
+                      uint32_t* am2, Acc* axx, Acc* ayy, Acc* axy) {
+  constexpr int kHalf = kVifHalf[kScale];
+  const uint16_t* f = kVifFilter[kScale];
+  const int w = ref.w;
+  const int h = ref.h;
+  vertical_centre<T, Acc>(ref.row<T>(i), dis.row<T>(i), f[kHalf], w, am1, am2, axx, ayy, axy);
+  for (int k = 0; k < kHalf; ++k) {
+    const int i0 = reflect(i - kHalf + k, h), i1 = reflect(i + kHalf - k, h);
+    vertical_pair<T, Acc>(ref.row<T>(i0), ref.row<T>(i1), dis.row<T>(i0), dis.row<T>(i1), f[k], w,
+                          am1, am2, axx, ayy, axy);
+  }
+}
+
+// The vertical pass's roundings into the padded row buffers (mu <= 65535,
+// moments < 2^32: vif.h).
+template <typename Acc>
+inline void vertical_round(const uint32_t* __restrict am1, const uint32_t* __restrict am2,
+                           const Acc* __restrict axx, const Acc* __restrict ayy,
+                           const Acc* __restrict axy, int w, uint32_t mu_round, int mu_shift,
+                           uint64_t sq_round, int sq_shift, uint16_t* __restrict vm1,
+                           uint16_t* __restrict vm2, uint32_t* __restrict vxx,
+                           uint32_t* __restrict vyy, uint32_t* __restrict vxy) {
+  for (int j = 0; j < w; ++j) {
+    vm1[j] = static_cast<uint16_t>((am1[j] + mu_round) >> mu_shift);
+    vm2[j] = static_cast<uint16_t>((am2[j] + mu_round) >> mu_shift);
+    vxx[j] = static_cast<uint32_t>((uint64_t{axx[j]} + sq_round) >> sq_shift);
+    vyy[j] = static_cast<uint32_t>((uint64_t{ayy[j]} + sq_round) >> sq_shift);
+    vxy[j] = static_cast<uint32_t>((uint64_t{axy[j]} + sq_round) >> sq_shift);
+  }
+}
+
+// One tap pair of the horizontal pass: padded elements j + k and j + b.
+inline void horizontal_pair(const uint16_t* __restrict vm1, const uint16_t* __restrict vm2,
+                            const uint32_t* __restrict vxx, const uint32_t* __restrict vyy,
+                            const uint32_t* __restrict vxy, int k, int b, uint16_t f, int w,
+                            uint32_t* __restrict am1, uint32_t* __restrict am2,
+                            uint64_t* __restrict axx, uint64_t* __restrict ayy,
+                            uint64_t* __restrict axy) {
+  for (int j = 0; j < w; ++j) {
+    am1[j] += uint32_t{f} * vm1[j + k] + uint32_t{f} * vm1[j + b];
+    am2[j] += uint32_t{f} * vm2[j + k] + uint32_t{f} * vm2[j + b];
+    axx[j] += uint64_t{f} * vxx[j + k] + uint64_t{f} * vxx[j + b];
+    ayy[j] += uint64_t{f} * vyy[j + k] + uint64_t{f} * vyy[j + b];
+    axy[j] += uint64_t{f} * vxy[j + k] + uint64_t{f} * vxy[j + b];
+  }
+}
+
+inline void horizontal_centre(const uint16_t* __restrict vm1, const uint16_t* __restrict vm2,
+                              const uint32_t* __restrict vxx, const uint32_t* __restrict vyy,
+                              const uint32_t* __restrict vxy, int c, uint16_t f, int w,
+                              uint32_t* __restrict am1, uint32_t* __restrict am2,
+                              uint64_t* __restrict axx, uint64_t* __restrict ayy,
+                              uint64_t* __restrict axy) {
+  for (int j = 0; j < w; ++j) {
+    am1[j] = uint32_t{f} * vm1[j + c];
+    am2[j] = uint32_t{f} * vm2[j + c];
+    axx[j] = uint64_t{f} * vxx[j + c];
+    ayy[j] = uint64_t{f} * vyy[j + c];
+    axy[j] = uint64_t{f} * vxy[j + c];
+  }
+}
+
+// sigma1_sq, sigma2_sq, sigma12 of one row from the horizontal sums.
+inline void sigmas(const uint32_t* __restrict am1, const uint32_t* __restrict am2,
+                   const uint64_t* __restrict axx, const uint64_t* __restrict ayy,
+                   const uint64_t* __restrict axy, int w, int32_t* __restrict s1,
+                   int32_t* __restrict s2, int32_t* __restrict s12) {
+  for (int j = 0; j < w; ++j) {
+    const uint64_t mu1 = am1[j], mu2 = am2[j];
+    const uint32_t mu1_sq = static_cast<uint32_t>((mu1 * mu1 + 0x80000000u) >> 32);
+    const uint32_t mu2_sq = static_cast<uint32_t>((mu2 * mu2 + 0x80000000u) >> 32);
+    const uint32_t mu1_mu2 = static_cast<uint32_t>((mu1 * mu2 + 0x80000000u) >> 32);
+    const uint32_t xx = static_cast<uint32_t>((axx[j] + 32768) >> 16);
+    const uint32_t yy = static_cast<uint32_t>((ayy[j] + 32768) >> 16);
+    const uint32_t xy = static_cast<uint32_t>((axy[j] + 32768) >> 16);
+    // The one modular step (vif.h): a uint32 difference read as int32.
+    s1[j] = static_cast<int32_t>(xx - mu1_sq);
+    s2[j] = static_cast<int32_t>(yy - mu2_sq);
+    s12[j] = static_cast<int32_t>(xy - mu1_mu2);
+  }
+}
+
+// The statistic of one scale: filters (ref, dis) with the scale's filter and
+// returns its sums. mu_round/mu_shift and sq_round/sq_shift are the
+// vertical-pass roundings (vif.h).
+template <typename T, int kScale>
+VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, uint32_t mu_round, int mu_shift,
+                       uint64_t sq_round, int sq_shift, double egl, Scratch& s) {
+  constexpr int kHalf = kVifHalf[kScale];
+  constexpr const uint16_t* kF = kVifFilter[kScale];
+  using VAcc = std::conditional_t<sizeof(T) == 1, uint32_t, uint64_t>;
   const int w = ref.w;
   const int h = ref.h;
   const uint16_t* log2_table = vif_log2_table().data();
-  uint32_t* const vm1 = s.v_mu1.data();
-  uint32_t* const vm2 = s.v_mu2.data();
+  uint16_t* const vm1 = s.v_mu1.data();
+  uint16_t* const vm2 = s.v_mu2.data();
   uint32_t* const vxx = s.v_xx.data();
   uint32_t* const vyy = s.v_yy.data();
   uint32_t* const vxy = s.v_xy.data();
@@ -93,46 +226,27 @@ VifScaleSums statistic(const Img<T>& ref, const Img<T>& dis, const uint16_t* fil
   uint64_t* const axx = s.a_xx.data();
   uint64_t* const ayy = s.a_yy.data();
   uint64_t* const axy = s.a_xy.data();
+  int32_t* const s1 = s.s1.data();
+  int32_t* const s2 = s.s2.data();
+  int32_t* const s12 = s.s12.data();
+  VAcc* vaxx;
+  VAcc* vayy;
+  VAcc* vaxy;
+  if constexpr (std::is_same_v<VAcc, uint32_t>) {
+    vaxx = s.a_xx32.data();
+    vayy = s.a_yy32.data();
+    vaxy = s.a_xy32.data();
+  } else {
+    vaxx = axx;
+    vayy = ayy;
+    vaxy = axy;
+  }
 
   VifScaleSums sums;
   for (int i = 0; i < h; ++i) {
-    // Vertical: centre tap, then symmetric pairs.
-    {
-      const T* r = ref.row(i);
-      const T* d = dis.row(i);
-      const uint32_t f = filt[kHalf];
-      for (int j = 0; j < w; ++j) {
-        const uint32_t x = r[j], y = d[j];
-        const uint32_t fx = f * x, fy = f * y;
-        am1[j] = fx;
-        am2[j] = fy;
-        axx[j] = uint64_t{fx} * x;
-        ayy[j] = uint64_t{fy} * y;
-        axy[j] = uint64_t{fx} * y;
-      }
-    }
-    for (int k = 0; k < kHalf; ++k) {
-      const T* r0 = ref.row(reflect(i - kHalf + k, h));
-      const T* r1 = ref.row(reflect(i + kHalf - k, h));
-      const T* d0 = dis.row(reflect(i - kHalf + k, h));
-      const T* d1 = dis.row(reflect(i + kHalf - k, h));
-      const uint32_t f = filt[k];
-      for (int j = 0; j < w; ++j) {
-        const uint32_t x0 = r0[j], x1 = r1[j], y0 = d0[j], y1 = d1[j];
-        am1[j] += f * (x0 + x1);
-        am2[j] += f * (y0 + y1);
-        axx[j] += uint64_t{f} * (uint64_t{x0} * x0 + uint64_t{x1} * x1);
-        ayy[j] += uint64_t{f} * (uint64_t{y0} * y0 + uint64_t{y1} * y1);
-        axy[j] += uint64_t{f} * (uint64_t{x0} * y0 + uint64_t{x1} * y1);
-      }
-    }
-    for (int j = 0; j < w; ++j) {
-      vm1[kHalf + j] = (am1[j] + mu_round) >> mu_shift;
-      vm2[kHalf + j] = (am2[j] + mu_round) >> mu_shift;
-      vxx[kHalf + j] = static_cast<uint32_t>((axx[j] + sq_round) >> sq_shift);
-      vyy[kHalf + j] = static_cast<uint32_t>((ayy[j] + sq_round) >> sq_shift);
-      vxy[kHalf + j] = static_cast<uint32_t>((axy[j] + sq_round) >> sq_shift);
-    }
+    vertical_moments<T, kScale, VAcc>(ref, dis, i, am1, am2, vaxx, vayy, vaxy);
+    vertical_round(am1, am2, vaxx, vayy, vaxy, w, mu_round, mu_shift, sq_round, sq_shift,
+                   vm1 + kHalf, vm2 + kHalf, vxx + kHalf, vyy + kHalf, vxy + kHalf);
     pad_row<kHalf>(vm1, w);
     pad_row<kHalf>(vm2, w);
     pad_row<kHalf>(vxx, w);
@@ -140,139 +254,100 @@ VifScaleSums statistic(const Img<T>& ref, const Img<T>& dis, const uint16_t* fil
     pad_row<kHalf>(vxy, w);
 
     // Horizontal: output j reads padded elements j .. j + 2*kHalf.
-    for (int j = 0; j < w; ++j) {
-      uint32_t mu1 = filt[kHalf] * vm1[j + kHalf];
-      uint32_t mu2 = filt[kHalf] * vm2[j + kHalf];
-      uint64_t xx = uint64_t{filt[kHalf]} * vxx[j + kHalf];
-      uint64_t yy = uint64_t{filt[kHalf]} * vyy[j + kHalf];
-      uint64_t xy = uint64_t{filt[kHalf]} * vxy[j + kHalf];
-      for (int k = 0; k < kHalf; ++k) {
-        const uint32_t f = filt[k];
-        const int a = j + k, b = j + kTaps - 1 - k;
-        mu1 += f * (vm1[a] + vm1[b]);
-        mu2 += f * (vm2[a] + vm2[b]);
-        xx += uint64_t{f} * (uint64_t{vxx[a]} + vxx[b]);
-        yy += uint64_t{f} * (uint64_t{vyy[a]} + vyy[b]);
-        xy += uint64_t{f} * (uint64_t{vxy[a]} + vxy[b]);
-      }
-      am1[j] = mu1;
-      am2[j] = mu2;
-      axx[j] = xx;
-      ayy[j] = yy;
-      axy[j] = xy;
-    }
-    for (int j = 0; j < w; ++j) {
-      const uint64_t mu1 = am1[j], mu2 = am2[j];
-      const uint32_t mu1_sq = static_cast<uint32_t>((mu1 * mu1 + 2147483648u) >> 32);
-      const uint32_t mu2_sq = static_cast<uint32_t>((mu2 * mu2 + 2147483648u) >> 32);
-      const uint32_t mu1_mu2 = static_cast<uint32_t>((mu1 * mu2 + 2147483648u) >> 32);
-      const uint32_t xx = static_cast<uint32_t>((axx[j] + 32768) >> 16);
-      const uint32_t yy = static_cast<uint32_t>((ayy[j] + 32768) >> 16);
-      const uint32_t xy = static_cast<uint32_t>((axy[j] + 32768) >> 16);
-      const int32_t sigma1_sq = static_cast<int32_t>(xx - mu1_sq);
-      const int32_t sigma2_sq = static_cast<int32_t>(yy - mu2_sq);
-      const int32_t sigma12 = static_cast<int32_t>(xy - mu1_mu2);
-      vif_accumulate_pixel(sigma1_sq, sigma2_sq, sigma12, egl, log2_table, sums);
-    }
+    horizontal_centre(vm1, vm2, vxx, vyy, vxy, kHalf, kF[kHalf], w, am1, am2, axx, ayy, axy);
+    for (int k = 0; k < kHalf; ++k)
+      horizontal_pair(vm1, vm2, vxx, vyy, vxy, k, 2 * kHalf - k, kF[k], w, am1, am2, axx, ayy,
+                      axy);
+    sigmas(am1, am2, axx, ayy, axy, w, s1, s2, s12);
+    for (int j = 0; j < w; ++j) vif_accumulate_pixel(s1[j], s2[j], s12[j], egl, log2_table, sums);
   }
-  (void)kTaps;
   return sums;
 }
 
-// Filters (ref, dis) with the next scale's filter (half width kHalf) and keeps
-// the even rows and columns: dst is floor(w/2) x floor(h/2), uint16.
-template <typename T, int kHalf>
-void subsample(const Img<T>& ref, const Img<T>& dis, const uint16_t* filt, uint32_t v_round,
-               int v_shift, uint16_t* dst_ref, uint16_t* dst_dis, Scratch& s) {
-  constexpr int kTaps = 2 * kHalf + 1;
+// Row helpers of the subsampler: sums of the vertical pass ...
+template <typename T>
+inline void sub_vertical_pair(const T* __restrict x0, const T* __restrict x1, uint16_t f, int w,
+                              uint32_t* __restrict a) {
+  for (int j = 0; j < w; ++j) a[j] += uint32_t{f} * uint16_t{x0[j]} + uint32_t{f} * uint16_t{x1[j]};
+}
+template <typename T>
+inline void sub_vertical_centre(const T* __restrict x, uint16_t f, int w, uint32_t* __restrict a) {
+  for (int j = 0; j < w; ++j) a[j] = uint32_t{f} * uint16_t{x[j]};
+}
+// ... and of the horizontal pass at even columns (padded elements 2c + k, 2c + b).
+inline void sub_horizontal_pair(const uint16_t* __restrict v, int k, int b, uint16_t f, int w2,
+                                uint32_t* __restrict a) {
+  for (int c = 0; c < w2; ++c) a[c] += uint32_t{f} * v[2 * c + k] + uint32_t{f} * v[2 * c + b];
+}
+
+// Filters (ref, dis) with scale kNext's filter and keeps the even rows and
+// columns: dst is floor(w/2) x floor(h/2), uint16. v_round/v_shift is the
+// vertical rounding (vif.h); the horizontal one is (. + 32768) >> 16.
+template <typename T, int kNext>
+void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int v_shift,
+               uint16_t* dst_ref, uint16_t* dst_dis, Scratch& s) {
+  constexpr int kHalf = kVifHalf[kNext];
+  const uint16_t* f = kVifFilter[kNext];
   const int w = ref.w;
   const int h = ref.h;
   const int w2 = w / 2;
   const int h2 = h / 2;
-  uint32_t* const vr = s.v_mu1.data();
-  uint32_t* const vd = s.v_mu2.data();
-  uint32_t* const ar = s.a_mu1.data();
-  uint32_t* const ad = s.a_mu2.data();
+  uint16_t* const v[2] = {s.v_mu1.data(), s.v_mu2.data()};
+  uint32_t* const a[2] = {s.a_mu1.data(), s.a_mu2.data()};
+  uint16_t* const dst[2] = {dst_ref, dst_dis};
+  const PlaneView* src[2] = {&ref, &dis};
   for (int r = 0; r < h2; ++r) {
     const int i = 2 * r;
-    {
-      const T* x = ref.row(i);
-      const T* y = dis.row(i);
-      const uint32_t f = filt[kHalf];
-      for (int j = 0; j < w; ++j) {
-        ar[j] = f * x[j];
-        ad[j] = f * y[j];
-      }
-    }
-    for (int k = 0; k < kHalf; ++k) {
-      const T* x0 = ref.row(reflect(i - kHalf + k, h));
-      const T* x1 = ref.row(reflect(i + kHalf - k, h));
-      const T* y0 = dis.row(reflect(i - kHalf + k, h));
-      const T* y1 = dis.row(reflect(i + kHalf - k, h));
-      const uint32_t f = filt[k];
-      for (int j = 0; j < w; ++j) {
-        ar[j] += f * (uint32_t{x0[j]} + x1[j]);
-        ad[j] += f * (uint32_t{y0[j]} + y1[j]);
-      }
-    }
-    // The vertical result is 16 bits wide (libvmaf stores it through uint16).
-    for (int j = 0; j < w; ++j) {
-      vr[kHalf + j] = static_cast<uint16_t>((ar[j] + v_round) >> v_shift);
-      vd[kHalf + j] = static_cast<uint16_t>((ad[j] + v_round) >> v_shift);
-    }
-    pad_row<kHalf>(vr, w);
-    pad_row<kHalf>(vd, w);
-    uint16_t* out_r = dst_ref + static_cast<std::ptrdiff_t>(r) * w2;
-    uint16_t* out_d = dst_dis + static_cast<std::ptrdiff_t>(r) * w2;
-    for (int c = 0; c < w2; ++c) {
-      const int j = 2 * c;
-      uint32_t sr = filt[kHalf] * vr[j + kHalf];
-      uint32_t sd = filt[kHalf] * vd[j + kHalf];
-      for (int k = 0; k < kHalf; ++k) {
-        const uint32_t f = filt[k];
-        sr += f * (vr[j + k] + vr[j + kTaps - 1 - k]);
-        sd += f * (vd[j + k] + vd[j + kTaps - 1 - k]);
-      }
-      out_r[c] = static_cast<uint16_t>((sr + 32768) >> 16);
-      out_d[c] = static_cast<uint16_t>((sd + 32768) >> 16);
+    for (int p = 0; p < 2; ++p) {
+      const PlaneView& in = *src[p];
+      uint32_t* const acc = a[p];
+      uint16_t* const row = v[p];
+      sub_vertical_centre<T>(in.row<T>(i), f[kHalf], w, acc);
+      for (int k = 0; k < kHalf; ++k)
+        sub_vertical_pair<T>(in.row<T>(reflect(i - kHalf + k, h)),
+                             in.row<T>(reflect(i + kHalf - k, h)), f[k], w, acc);
+      // libvmaf stores the vertical result through uint16 (it always fits).
+      for (int j = 0; j < w; ++j) row[kHalf + j] = static_cast<uint16_t>((acc[j] + v_round) >> v_shift);
+      pad_row<kHalf>(row, w);
+      for (int c = 0; c < w2; ++c) acc[c] = uint32_t{f[kHalf]} * row[2 * c + kHalf];
+      for (int k = 0; k < kHalf; ++k) sub_horizontal_pair(row, k, 2 * kHalf - k, f[k], w2, acc);
+      uint16_t* out = dst[p] + static_cast<std::ptrdiff_t>(r) * w2;
+      for (int c = 0; c < w2; ++c) out[c] = static_cast<uint16_t>((acc[c] + 32768) >> 16);
     }
   }
 }
 
 template <typename T>
-VifScaleSums statistic_at(int scale, const Img<T>& ref, const Img<T>& dis, uint32_t mu_round,
+VifScaleSums statistic_at(int scale, const PlaneView& ref, const PlaneView& dis, uint32_t mu_round,
                           int mu_shift, uint64_t sq_round, int sq_shift, double egl, Scratch& s) {
-  const uint16_t* f = kVifFilter[scale];
   switch (scale) {
-    case 0: return statistic<T, 8>(ref, dis, f, mu_round, mu_shift, sq_round, sq_shift, egl, s);
-    case 1: return statistic<T, 4>(ref, dis, f, mu_round, mu_shift, sq_round, sq_shift, egl, s);
-    case 2: return statistic<T, 2>(ref, dis, f, mu_round, mu_shift, sq_round, sq_shift, egl, s);
-    default: return statistic<T, 1>(ref, dis, f, mu_round, mu_shift, sq_round, sq_shift, egl, s);
+    case 0: return statistic<T, 0>(ref, dis, mu_round, mu_shift, sq_round, sq_shift, egl, s);
+    case 1: return statistic<T, 1>(ref, dis, mu_round, mu_shift, sq_round, sq_shift, egl, s);
+    case 2: return statistic<T, 2>(ref, dis, mu_round, mu_shift, sq_round, sq_shift, egl, s);
+    default: return statistic<T, 3>(ref, dis, mu_round, mu_shift, sq_round, sq_shift, egl, s);
   }
 }
 
-// Subsamples scale `scale` into scale + 1.
+// Subsamples scale `scale` into scale + 1 (with scale + 1's filter).
 template <typename T>
-void subsample_to(int scale, const Img<T>& ref, const Img<T>& dis, uint32_t v_round, int v_shift,
-                  uint16_t* dst_ref, uint16_t* dst_dis, Scratch& s) {
-  const uint16_t* f = kVifFilter[scale + 1];
+void subsample_to(int scale, const PlaneView& ref, const PlaneView& dis, uint32_t v_round,
+                  int v_shift, std::vector<uint16_t> (&dst)[2], Scratch& s) {
+  const size_t n = static_cast<size_t>(ref.w / 2) * static_cast<size_t>(ref.h / 2);
+  for (auto& v : dst)
+    if (v.size() < n) v.resize(n);
   switch (scale + 1) {
-    case 1: return subsample<T, 4>(ref, dis, f, v_round, v_shift, dst_ref, dst_dis, s);
-    case 2: return subsample<T, 2>(ref, dis, f, v_round, v_shift, dst_ref, dst_dis, s);
-    default: return subsample<T, 1>(ref, dis, f, v_round, v_shift, dst_ref, dst_dis, s);
+    case 1: return subsample<T, 1>(ref, dis, v_round, v_shift, dst[0].data(), dst[1].data(), s);
+    case 2: return subsample<T, 2>(ref, dis, v_round, v_shift, dst[0].data(), dst[1].data(), s);
+    default: return subsample<T, 3>(ref, dis, v_round, v_shift, dst[0].data(), dst[1].data(), s);
   }
 }
 
 template <typename T>
-void run(const PlaneView& ref_plane, const PlaneView& dis_plane, int bpc, const VifParams& p,
+void run(const PlaneView& ref0, const PlaneView& dis0, int bpc, const VifParams& p,
          VifTerms& out) {
   Scratch& s = scratch();
-  s.reserve_rows(ref_plane.w);
-  const Img<T> ref0{ref_plane.row<T>(0), ref_plane.stride / static_cast<std::ptrdiff_t>(sizeof(T)),
-                    ref_plane.w, ref_plane.h};
-  const Img<T> dis0{dis_plane.row<T>(0), dis_plane.stride / static_cast<std::ptrdiff_t>(sizeof(T)),
-                    dis_plane.w, dis_plane.h};
-  // Scale 0 (and the 0 -> 1 vertical pass) shift by bpc; the squares are
+  s.reserve_rows(ref0.w);
+  // Scale 0 and its 0 -> 1 vertical pass shift mu by bpc; the squares are
   // brought back to the 8-bit range.
   const uint32_t mu_round = 1u << (bpc - 1);
   const int sq_shift = 2 * (bpc - 8);
@@ -282,24 +357,17 @@ void run(const PlaneView& ref_plane, const PlaneView& dis_plane, int bpc, const 
   out.scale[0] = {};
   if (!p.skip_scale0)
     out.scale[0] = statistic_at<T>(0, ref0, dis0, mu_round, bpc, sq_round, sq_shift, egl, s);
+  subsample_to<T>(0, ref0, dis0, mu_round, bpc, s.img[1], s);
 
   int w = ref0.w / 2, h = ref0.h / 2;
-  for (auto& v : s.img[1])
-    if (v.size() < static_cast<size_t>(w) * h) v.resize(static_cast<size_t>(w) * h);
-  subsample_to<T>(0, ref0, dis0, mu_round, bpc, s.img[1][0].data(), s.img[1][1].data(), s);
-
   for (int scale = 1; scale < kVifScales; ++scale) {
-    const Img<uint16_t> r{s.img[scale][0].data(), w, w, h};
-    const Img<uint16_t> d{s.img[scale][1].data(), w, w, h};
+    const PlaneView r = scratch_view(s.img[scale][0], w, h);
+    const PlaneView d = scratch_view(s.img[scale][1], w, h);
     out.scale[scale] = statistic_at<uint16_t>(scale, r, d, 32768, 16, 32768, 16, egl, s);
     if (scale + 1 < kVifScales) {
-      const int w2 = w / 2, h2 = h / 2;
-      for (auto& v : s.img[scale + 1])
-        if (v.size() < static_cast<size_t>(w2) * h2) v.resize(static_cast<size_t>(w2) * h2);
-      subsample_to<uint16_t>(scale, r, d, 32768, 16, s.img[scale + 1][0].data(),
-                             s.img[scale + 1][1].data(), s);
-      w = w2;
-      h = h2;
+      subsample_to<uint16_t>(scale, r, d, 32768, 16, s.img[scale + 1], s);
+      w /= 2;
+      h /= 2;
     }
   }
 }
