@@ -20,6 +20,7 @@
 #include "core/collector.h"
 #include "core/options.h"
 #include "core/picture.h"
+#include "engine/twin.h"
 
 namespace twinmaf {
 
@@ -69,6 +70,9 @@ struct FeatureSpec {
   // libvmaf TEMPORAL/PREV_REF: computed on every frame even under --subsample.
   bool every_frame = false;
   std::function<Result<std::unique_ptr<Extractor>>(const Options&)> create;
+  // The CUDA twin's factory; null where the feature has none (or the build
+  // has no CUDA).
+  TwinFactory cuda = nullptr;
 };
 
 // All features in libvmaf's registry order (lookup by provided name returns

@@ -1,6 +1,11 @@
 #include "engine/job.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+
+#include "core/pooling.h"
+#include "model/model.h"
 
 namespace twinmaf {
 
@@ -42,11 +47,58 @@ Status execute(const ScoreJob& job, JobResult* result) {
   TWINMAF_RETURN_IF_ERROR(check_same_format(*ref, *dis));
 
   Session session(job.session);
+  // libvmaf's order: the models' features first, then --feature requests.
+  std::vector<LoadedModel> models;
+  std::vector<std::string> labels;
+  if (!job.no_prediction) {
+    for (const std::string& text : job.models) {
+      TWINMAF_ASSIGN_OR_RETURN(ModelRequest req, parse_model_request(text));
+      TWINMAF_ASSIGN_OR_RETURN(LoadedModel model, load_model(req));
+      for (const LoadedModel& other : models)
+        if (other.main().name() == model.main().name())
+          TWINMAF_FAIL(kInvalidArgument, "two models are named '{}'; give each a unique name= in --model",
+                       model.main().name());
+      TWINMAF_ASSIGN_OR_RETURN(std::vector<FeatureUse> uses, model.bind());
+      for (const FeatureUse& use : uses)
+        TWINMAF_RETURN_IF_ERROR(session.use_feature_providing(use.provided_name, use.dict));
+      labels.push_back(req.label());
+      models.push_back(std::move(model));
+    }
+  }
   for (const FeatureRequest& f : job.features) TWINMAF_RETURN_IF_ERROR(session.use_feature(f.name, f.options));
-  if (!job.no_prediction && !job.models.empty())
-    TWINMAF_FAIL(kUnsupported, "models are not available in this build yet; use -n with --feature");
 
   TWINMAF_RETURN_IF_ERROR(session.run(*ref, *dis, job.limits, &result->report));
+  const unsigned frames = result->report.frames;
+  for (const Session::Registered& r : session.features())
+    result->backends.emplace_back(std::string(r.spec->name), r.backend);
+  const unsigned subsample = session.config().subsample;
+  Collector& c = session.collector();
+  // libvmaf scores every model's frames, then every collection's outputs.
+  for (unsigned i = 0; i < frames; ++i) {
+    if (subsample > 1 && i % subsample) continue;
+    for (const LoadedModel& m : models) TWINMAF_RETURN_IF_ERROR(m.predict_main(c, i));
+    for (const LoadedModel& m : models)
+      if (m.is_collection()) TWINMAF_RETURN_IF_ERROR(m.predict_collection(c, i).status());
+  }
+  const auto mean_of = [&](const std::string& name) -> double {
+    for (const auto& col : c.columns())
+      if (col.name == name) return pool(col, PoolMethod::kMean, 0, frames - 1, subsample).value_or(NAN);
+    return NAN;
+  };
+  for (size_t k = 0; k < models.size(); ++k)
+    result->scores.push_back({labels[k], fmt::format("{}: {:f}", labels[k], mean_of(models[k].main().name()))});
+  for (size_t k = 0; k < models.size(); ++k) {
+    if (!models[k].is_collection()) continue;
+    const std::string& n = models[k].collection_name();
+    result->scores.push_back(
+        {labels[k], fmt::format("{}: {:f}, ci.p95: [{:f}, {:f}], stddev: {:f}", labels[k], mean_of(n + "_bagging"),
+                                mean_of(n + "_ci_p95_lo"), mean_of(n + "_ci_p95_hi"), mean_of(n + "_stddev"))});
+  }
+  if (models.empty()) {
+    for (const auto& col : c.columns())
+      result->scores.push_back(
+          {col.name, fmt::format("{}: {:f}", feature_name_alias(col.name), mean_of(col.name))});
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result->seconds = seconds;
@@ -58,7 +110,11 @@ Status execute(const ScoreJob& job, JobResult* result) {
     info.width = ref->format().w;
     info.height = ref->format().h;
     info.frames = result->report.frames;
-    info.subsample = session.config().subsample;
+    info.subsample = subsample;
+    // Recorded only when a GPU computed something, so CPU files stay
+    // byte-identical to libvmaf's.
+    if (std::any_of(result->backends.begin(), result->backends.end(), [](const auto& b) { return b.second != "cpu"; }))
+      info.backends = result->backends;
     info.precision = job.precision;
     TWINMAF_RETURN_IF_ERROR(write_output(job.output_path, job.output_format, session.collector(), info));
   }

@@ -45,6 +45,7 @@ struct PooledScore {
 
 struct JobResult {
   RunReport report;
+  std::vector<std::pair<std::string, std::string>> backends;  // feature -> "cpu" / "cuda"
   std::vector<PooledScore> scores;
   double seconds = 0;
 };

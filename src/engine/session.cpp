@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "engine/pair_reader.h"
+
 namespace twinmaf {
 
 Session::Session(SessionConfig cfg) : cfg_(cfg) {
@@ -56,21 +58,30 @@ Status check_same_format(const VideoSource& ref, const VideoSource& dis) {
   return ok_status();
 }
 
-namespace {
+Result<Backend> parse_backend(std::string_view text) {
+  if (text == "cpu") return Backend::kCpu;
+  if (text == "cuda") return Backend::kCuda;
+  if (text == "auto") return Backend::kAuto;
+  TWINMAF_FAIL(kInvalidArgument, "--backend: '{}' is not cpu, cuda or auto", text);
+}
 
-struct FrameWork {
-  unsigned index = 0;
-  PicturePtr ref, dis, prev, prev_prev;
-  std::vector<std::unique_ptr<FrameTerms>> terms;  // null: not computed for this frame
-  Status status;
-};
+#if !TWINMAF_HAVE_CUDA
+Status Session::assign_backends(const VideoFormat&, std::vector<std::string>*) {
+  if (cfg_.backend == Backend::kCuda) TWINMAF_FAIL(kUnsupported, "--backend cuda: this build of twinmaf has no CUDA backend");
+  return ok_status();
+}
 
-}  // namespace
+Status Session::run_cuda(VideoSource&, VideoSource&, const RunLimits&, int, RunReport&) {
+  TWINMAF_FAIL(kInternal, "no CUDA backend in this build");
+}
+#endif
 
 Status Session::run(VideoSource& ref, VideoSource& dis, const RunLimits& limits, RunReport* report) {
   TWINMAF_RETURN_IF_ERROR(check_same_format(ref, dis));
   const VideoFormat fmt = ref.format();
   if (features_.empty()) TWINMAF_FAIL(kInvalidArgument, "no features or models to compute");
+  RunReport local;
+  RunReport& rep = report ? *report : local;
 
   bool chroma = false;
   int history = 0;
@@ -79,6 +90,7 @@ Status Session::run(VideoSource& ref, VideoSource& dis, const RunLimits& limits,
     chroma = chroma || r.extractor->reads_chroma();
     history = std::max(history, r.spec->history);
   }
+  TWINMAF_RETURN_IF_ERROR(assign_backends(fmt, &rep.warnings));
   const int planes = chroma ? fmt.planes() : 1;
   ref.set_planes_needed(planes);
   dis.set_planes_needed(planes);
@@ -86,79 +98,73 @@ Status Session::run(VideoSource& ref, VideoSource& dis, const RunLimits& limits,
   TWINMAF_RETURN_IF_ERROR(ref.skip(limits.skip_ref));
   TWINMAF_RETURN_IF_ERROR(dis.skip(limits.skip_dis));
 
-  PicturePool pool(fmt, host_allocator());
-  PicturePtr prev, prev_prev;
-  unsigned next_index = 0;
-  bool done = false;
-  RunReport local;
-  RunReport& rep = report ? *report : local;
+  const bool gpu = std::any_of(features_.begin(), features_.end(), [](const Registered& r) { return r.twin != nullptr; });
+  TWINMAF_RETURN_IF_ERROR(gpu ? run_cuda(ref, dis, limits, history, rep) : run_cpu(ref, dis, limits, history, rep));
+  if (rep.frames == 0) TWINMAF_FAIL(kBadInput, "no frames to score in {} and {}", ref.path(), dis.path());
+  for (Registered& r : features_) TWINMAF_RETURN_IF_ERROR(r.extractor->flush(collector_));
+  return ok_status();
+}
 
-  // Reads the next pair; null at the end (or on error, recorded in `status`).
-  auto read_next = [&](Status* status) -> std::unique_ptr<FrameWork> {
-    if (done || (limits.frame_cnt && next_index >= limits.frame_cnt)) return nullptr;
+Status Session::compute_cpu(const FrameInput& in, FrameTermsList& terms) const {
+  terms.resize(features_.size());
+  const bool sampled = in.index % cfg_.subsample == 0;
+  for (size_t i = 0; i < features_.size(); ++i) {
+    const Registered& r = features_[i];
+    if (r.twin || (!sampled && !r.spec->every_frame)) continue;
+    auto t = r.extractor->make_terms();
+    TWINMAF_RETURN_IF_ERROR(r.extractor->compute(in, *t));
+    terms[i] = std::move(t);
+  }
+  return ok_status();
+}
+
+Status Session::finish_frame(unsigned index, const FrameTermsList& terms) {
+  for (size_t i = 0; i < features_.size(); ++i)
+    if (terms[i]) TWINMAF_RETURN_IF_ERROR(features_[i].extractor->finish(index, *terms[i], collector_));
+  return ok_status();
+}
+
+namespace {
+
+struct FrameWork {
+  unsigned index = 0;
+  PicturePtr ref, dis, prev, prev_prev;
+  Session::FrameTermsList terms;
+  Status status;
+};
+
+}  // namespace
+
+Status Session::run_cpu(VideoSource& ref, VideoSource& dis, const RunLimits& limits, int history, RunReport& rep) {
+  PicturePool pool(ref.format(), host_allocator());
+  PairReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings);
+  PicturePtr prev, prev_prev;
+  Status read_error;
+  // The next frame's work; null at the end or on a read error.
+  auto read_next = [&]() -> std::unique_ptr<FrameWork> {
     auto w = std::make_unique<FrameWork>();
-    w->ref = pool.acquire();
-    w->dis = pool.acquire();
-    auto r1 = ref.read(*w->ref);
-    auto r2 = dis.read(*w->dis);
-    if (!r1.ok() || !r2.ok()) {
-      *status = !r1.ok() ? r1.status() : r2.status();
-      done = true;
-      return nullptr;
-    }
-    if (!*r1 || !*r2) {
-      if (*r1 != *r2) {
-        const VideoSource& ended = *r1 ? dis : ref;
-        const VideoSource& other = *r1 ? ref : dis;
-        rep.warnings.push_back(fmt::format("\"{}\" ended before \"{}\"; scored the first {} frames",
-                                           ended.path(), other.path(), next_index));
-      }
-      done = true;
-      return nullptr;
-    }
-    w->index = next_index++;
+    auto got = reader.next(&w->ref, &w->dis, &w->index);
+    if (!got.ok()) read_error = got.status();
+    if (!got.ok() || !*got) return nullptr;
     if (history >= 1) w->prev = prev;
     if (history >= 2) w->prev_prev = prev_prev;
     prev_prev = std::move(prev);
     prev = w->ref;
     return w;
   };
-
   auto compute = [&](FrameWork& w) {
-    FrameInput in{w.index, w.ref.get(), w.dis.get(), w.prev.get(), w.prev_prev.get()};
-    w.terms.resize(features_.size());
-    const bool sampled = w.index % cfg_.subsample == 0;
-    for (size_t i = 0; i < features_.size(); ++i) {
-      const Registered& r = features_[i];
-      if (!sampled && !r.spec->every_frame) continue;
-      auto t = r.extractor->make_terms();
-      w.status = r.extractor->compute(in, *t);
-      if (!w.status.ok()) return;
-      w.terms[i] = std::move(t);
-    }
+    const FrameInput in{w.index, w.ref.get(), w.dis.get(), w.prev.get(), w.prev_prev.get()};
+    w.status = compute_cpu(in, w.terms);
   };
-
   Status first_error;
   auto finish = [&](FrameWork& w) {
     if (!first_error.ok()) return;
-    if (!w.status.ok()) {
-      first_error = w.status;
-      return;
-    }
-    for (size_t i = 0; i < features_.size(); ++i) {
-      if (!w.terms[i]) continue;
-      Status s = features_[i].extractor->finish(w.index, *w.terms[i], collector_);
-      if (!s.ok()) {
-        first_error = s;
-        return;
-      }
-    }
-    ++rep.frames;
+    first_error = w.status.ok() ? finish_frame(w.index, w.terms) : w.status;
+    if (first_error.ok()) ++rep.frames;
   };
 
-  Status read_error;
   if (cfg_.threads == 0) {
-    while (auto w = read_next(&read_error)) {
+    while (auto w = read_next()) {
       compute(*w);
       finish(*w);
       if (!first_error.ok()) break;
@@ -169,38 +175,26 @@ Status Session::run(VideoSource& ref, VideoSource& dis, const RunLimits& limits,
     arena.execute([&] {
       tbb::parallel_pipeline(
           2 * cfg_.threads + 2,
-          tbb::make_filter<void, FrameWork*>(
-              tbb::filter_mode::serial_in_order,
-              [&](tbb::flow_control& fc) -> FrameWork* {
-                if (failed.load()) {
-                  fc.stop();
-                  return nullptr;
-                }
-                auto w = read_next(&read_error);
-                if (!w) {
-                  fc.stop();
-                  return nullptr;
-                }
-                return w.release();
-              }) &
+          tbb::make_filter<void, FrameWork*>(tbb::filter_mode::serial_in_order,
+                                             [&](tbb::flow_control& fc) -> FrameWork* {
+                                               auto w = failed.load() ? nullptr : read_next();
+                                               if (!w) fc.stop();
+                                               return w.release();
+                                             }) &
               tbb::make_filter<FrameWork*, FrameWork*>(tbb::filter_mode::parallel,
                                                        [&](FrameWork* w) {
                                                          compute(*w);
                                                          return w;
                                                        }) &
-              tbb::make_filter<FrameWork*, void>(tbb::filter_mode::serial_in_order,
-                                                 [&](FrameWork* w) {
-                                                   std::unique_ptr<FrameWork> own(w);
-                                                   finish(*own);
-                                                   if (!first_error.ok()) failed.store(true);
-                                                 }));
+              tbb::make_filter<FrameWork*, void>(tbb::filter_mode::serial_in_order, [&](FrameWork* w) {
+                std::unique_ptr<FrameWork> own(w);
+                finish(*own);
+                if (!first_error.ok()) failed.store(true);
+              }));
     });
   }
   TWINMAF_RETURN_IF_ERROR(read_error);
-  TWINMAF_RETURN_IF_ERROR(first_error);
-  if (rep.frames == 0) TWINMAF_FAIL(kBadInput, "no frames to score in {} and {}", ref.path(), dis.path());
-  for (Registered& r : features_) TWINMAF_RETURN_IF_ERROR(r.extractor->flush(collector_));
-  return ok_status();
+  return first_error;
 }
 
 }  // namespace twinmaf

@@ -19,13 +19,25 @@
 #include "core/collector.h"
 #include "core/options.h"
 #include "engine/extractor.h"
+#include "engine/twin.h"
 #include "io/source.h"
 
 namespace twinmaf {
 
+enum class Backend { kCpu, kCuda, kAuto };
+
+// "cpu", "cuda", "auto".
+Result<Backend> parse_backend(std::string_view text);
+
 struct SessionConfig {
   unsigned threads = 0;
   unsigned subsample = 1;  // 0 and 1: every frame
+  // kAuto: each feature on its CUDA twin when a device is present and the twin
+  // supports the request exactly, else on the CPU. kCuda: every feature on its
+  // twin, or an error naming the feature and the reason.
+  Backend backend = Backend::kAuto;
+  int gpu = 0;
+  bool profile = false;  // per-stage timings of the GPU frame path (RunReport)
 };
 
 struct RunLimits {
@@ -37,6 +49,8 @@ struct RunLimits {
 struct RunReport {
   unsigned frames = 0;
   std::vector<std::string> warnings;
+  std::vector<std::string> profile;  // lines of the --profile table
+  std::string device;                // GPU used, if any
 };
 
 class Session {
@@ -62,13 +76,25 @@ class Session {
     Options options;
     std::string key;  // dedup identity
     std::unique_ptr<Extractor> extractor;
+    std::unique_ptr<Twin> twin;  // set when the feature runs on the GPU
+    std::string backend = "cpu";
   };
   const std::vector<Registered>& features() const { return features_; }
+  // One frame's terms, indexed like features(); null: not computed.
+  using FrameTermsList = std::vector<std::unique_ptr<FrameTerms>>;
 
  private:
   Status add(const FeatureSpec& spec, const OptionDict& opts);
+  // Decides each feature's backend for this format (creates the twins).
+  Status assign_backends(const VideoFormat& fmt, std::vector<std::string>* notes);
+  // CPU terms of every CPU-assigned feature active at in.index.
+  Status compute_cpu(const FrameInput& in, FrameTermsList& terms) const;
+  Status finish_frame(unsigned index, const FrameTermsList& terms);
+  Status run_cpu(VideoSource& ref, VideoSource& dis, const RunLimits& limits, int history, RunReport& rep);
+  Status run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& limits, int history, RunReport& rep);
 
   SessionConfig cfg_;
+  std::shared_ptr<gpu::Context> gpu_;
   std::vector<Registered> features_;
   Collector collector_;
 };

@@ -83,7 +83,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
 
     ScoreJob& job = out.job;
     std::string w, h, pix, bpc, threads, subsample, cpumask, gpumask, frame_cnt, skip_ref, skip_dis;
-    std::string precision, aom_ctc, nflx_ctc;
+    std::string precision, aom_ctc, nflx_ctc, backend, gpu;
     std::vector<std::string> features, models;
     bool xml = false, json = false, csv = false, sub = false, version = false;  // NOLINT: bound to flags
 
@@ -103,7 +103,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_option("--threads", threads, "worker threads (0: the calling thread only)");
     app.add_option("--subsample", subsample, "score every Nth frame");
     app.add_option("--cpumask", cpumask, "accepted for compatibility (twinmaf's CPU code has no ISA variants)");
-    app.add_option("--gpumask", gpumask, "accepted for compatibility");
+    app.add_option("--gpumask", gpumask, "non-zero: run every feature on the CPU (as libvmaf)");
     app.add_option("--frame_cnt", frame_cnt, "score at most N frames");
     app.add_option("--frame_skip_ref", skip_ref, "skip the first N reference frames");
     app.add_option("--frame_skip_dist", skip_dis, "skip the first N distorted frames");
@@ -113,6 +113,10 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_flag("-q,--quiet", out.quiet, "no progress or summary on the terminal");
     app.add_flag("-v,--version", version, "print the version and exit");
     app.add_option("--precision", precision, "number format: N decimals (0..17) or max (%.17g)");
+    app.add_option("--backend", backend, "cpu, cuda, or auto (default: each feature on its GPU twin if a GPU is present)");
+    app.add_option("--gpu", gpu, "CUDA device index (default 0)");
+    app.add_flag("--profile", job.session.profile, "print where GPU frame time goes");
+    app.add_flag("--verbose", out.verbose, "print which backend computes each feature");
     for (const CliExtras::Option& o : extras.options) app.add_option(o.flag, *o.value, o.help);
 
     try {
@@ -152,7 +156,14 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     if (!threads.empty()) job.session.threads = parse_unsigned("--threads", threads);
     if (!subsample.empty()) job.session.subsample = parse_unsigned("--subsample", subsample);
     if (!cpumask.empty()) (void)parse_unsigned("--cpumask", cpumask);
-    if (!gpumask.empty()) (void)parse_unsigned("--gpumask", gpumask);
+    // libvmaf: a non-zero gpumask keeps features off the GPU.
+    if (!gpumask.empty() && parse_unsigned("--gpumask", gpumask) != 0) job.session.backend = Backend::kCpu;
+    if (!backend.empty()) {
+      auto b = parse_backend(backend);
+      if (!b.ok()) fail(b.status().message());
+      job.session.backend = *b;
+    }
+    if (!gpu.empty()) job.session.gpu = static_cast<int>(parse_unsigned("--gpu", gpu));
     if (!frame_cnt.empty()) job.limits.frame_cnt = parse_unsigned("--frame_cnt", frame_cnt);
     if (!skip_ref.empty()) job.limits.skip_ref = parse_unsigned("--frame_skip_ref", skip_ref);
     if (!skip_dis.empty()) job.limits.skip_dis = parse_unsigned("--frame_skip_dist", skip_dis);

@@ -14,6 +14,7 @@ struct CliRequest {
   ScoreJob job;
   bool quiet = false;
   bool version = false;
+  bool verbose = false;
   std::string help;  // non-empty: --help was given
 };
 

@@ -21,6 +21,12 @@ int main(int argc, char** argv) {
   twinmaf::JobResult result;
   const twinmaf::Status st = twinmaf::execute(req->job, &result);
   for (const std::string& w : result.report.warnings) std::fprintf(stderr, "twinmaf: warning: %s\n", w.c_str());
+  if (req->verbose) {
+    for (const auto& [feature, backend] : result.backends)
+      std::fprintf(stderr, "twinmaf: %s: %s%s\n", feature.c_str(), backend.c_str(),
+                   backend == "cuda" ? (" (" + result.report.device + ")").c_str() : "");
+  }
+  for (const std::string& line : result.report.profile) std::fprintf(stderr, "%s\n", line.c_str());
   if (!st.ok()) {
     std::fprintf(stderr, "twinmaf: error: %s\n", st.message().c_str());
     return st.exit_code();

@@ -215,6 +215,9 @@ const FeatureSpec& motion_feature_spec() {
       .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(std::make_unique<Motion>("motion", kMotionNames, o));
       },
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_motion_twin,
+#endif
   };
   return spec;
 }
@@ -230,6 +233,9 @@ const FeatureSpec& motion_v2_feature_spec() {
         return std::unique_ptr<Extractor>(
             std::make_unique<Motion>("motion_v2", kMotionV2Names, o));
       },
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_motion_twin,
+#endif
   };
   return spec;
 }

@@ -108,6 +108,9 @@ struct MotionWindow {
 // An empty series gives empty vectors (libvmaf writes nothing).
 MotionWindow motion_window_scores(std::span<const double> sad, const MotionParams& p);
 
+// CUDA twin of both (motion.cu; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_motion_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
+
 // HEAD "motion" and the e4b93c6e "motion_v2" (same numbers, other names).
 const FeatureSpec& motion_feature_spec();
 const FeatureSpec& motion_v2_feature_spec();

@@ -127,6 +127,9 @@ const FeatureSpec& psnr_feature_spec() {
       .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(std::make_unique<Psnr>(o));
       },
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_psnr_twin,
+#endif
   };
   return spec;
 }

@@ -33,4 +33,7 @@ void psnr_sse_ref(const Picture& ref, const Picture& dis, int planes, PsnrTerms&
 
 const FeatureSpec& psnr_feature_spec();
 
+// CUDA twin (psnr.cu; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_psnr_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
+
 }  // namespace twinmaf

@@ -1,0 +1,188 @@
+// twinmaf_gpu_bench: the two GPU numbers the end-to-end benchmark is judged
+// against.
+//
+//   twinmaf_gpu_bench ceiling FILE BYTES_PER_FRAME [THREADS...]
+//     The host's read ceiling: THREADS threads pread consecutive frames of FILE
+//     (from the page cache after a warm-up pass) into pinned buffers; prints
+//     frames/s and GB/s per thread count. A frame here is what one input
+//     contributes per frame (halve the rate for ref+dis pairs).
+//
+//   twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES FEATURE[=opts] [FEATURE...]
+//     Kernel throughput with the inputs already on the device: 8 distinct
+//     (ref, dis) pairs are uploaded once, then FRAMES frames cycle through them
+//     with the whole per-frame device sequence (terms zeroing, every twin's
+//     kernels, the terms readback), timed with CUDA events.
+#include <cuda_runtime.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/job.h"
+#include "engine/session.h"
+#include "gpu/cuda_check.h"
+#include "gpu/device.h"
+
+namespace {
+
+using namespace twinmaf;
+
+int fail(const std::string& m) {
+  std::fprintf(stderr, "twinmaf_gpu_bench: error: %s\n", m.c_str());
+  return 2;
+}
+
+int ceiling(const std::string& path, size_t frame_bytes, std::vector<int> threads) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return fail("cannot open " + path);
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  const size_t frames = static_cast<size_t>(size) / frame_bytes;
+  if (frames == 0) return fail("file holds no whole frame");
+  if (threads.empty()) threads = {1, 2, 4, 8, 12, 16};
+  for (int t : threads) {
+    std::vector<gpu::PinnedBuffer> bufs;
+    for (int i = 0; i < t; ++i) {
+      auto b = gpu::PinnedBuffer::create(frame_bytes);
+      if (!b.ok()) return fail(b.status().message());
+      bufs.push_back(std::move(*b));
+    }
+    for (int pass = 0; pass < 2; ++pass) {  // pass 0 warms the page cache
+      std::atomic<size_t> next{0};
+      const auto t0 = std::chrono::steady_clock::now();
+      std::vector<std::thread> pool;
+      for (int i = 0; i < t; ++i)
+        pool.emplace_back([&, i] {
+          for (size_t f; (f = next.fetch_add(1)) < frames;) {
+            size_t done = 0;
+            while (done < frame_bytes) {
+              const ssize_t r = ::pread(fd, bufs[size_t(i)].get() + done, frame_bytes - done,
+                                        static_cast<off_t>(f * frame_bytes + done));
+              if (r <= 0) break;
+              done += static_cast<size_t>(r);
+            }
+          }
+        });
+      for (auto& th : pool) th.join();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (pass == 1)
+        std::printf("ceiling: %2d threads: %8.1f frames/s  %6.2f GB/s  (%zu frames of %zu bytes)\n", t, frames / s,
+                    frames * double(frame_bytes) / s / 1e9, frames, frame_bytes);
+    }
+  }
+  ::close(fd);
+  return 0;
+}
+
+Status resident(const VideoFormat& fmt, int frames, const std::vector<std::string>& features) {
+  TWINMAF_ASSIGN_OR_RETURN(auto ctx, gpu::Context::create(0));
+  struct Item {
+    const FeatureSpec* spec;
+    std::unique_ptr<Twin> twin;
+    size_t offset;
+  };
+  std::vector<Item> items;
+  size_t terms = 0;
+  bool chroma = false;
+  for (const std::string& text : features) {
+    TWINMAF_ASSIGN_OR_RETURN(FeatureRequest req, parse_feature_request(text));
+    const FeatureSpec* spec = find_feature(req.name);
+    if (!spec) TWINMAF_FAIL(kInvalidArgument, "unknown feature {}", req.name);
+    if (!spec->cuda) TWINMAF_FAIL(kUnsupported, "{} has no CUDA twin", req.name);
+    TWINMAF_ASSIGN_OR_RETURN(Options o, Options::parse(spec->name, spec->options, req.options));
+    TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Twin> twin, spec->cuda(o, fmt, *ctx));
+    chroma = chroma || twin->reads_chroma();
+    items.push_back({spec, std::move(twin), terms});
+    terms += 256 * ((items.back().twin->terms_bytes() + 255) / 256);
+  }
+  // 8 resident pairs: a moving ramp, dis = ref + small noise.
+  constexpr int kResident = 8;
+  Picture layout(fmt, host_allocator());
+  std::vector<gpu::DeviceBuffer> ref(kResident), dis(kResident);
+  std::vector<uint8_t> host(layout.bytes());
+  const uint32_t max = (1u << fmt.bpc) - 1;
+  for (int k = 0; k < kResident; ++k)
+    for (int which = 0; which < 2; ++which) {
+      for (int p = 0; p < fmt.planes(); ++p)
+        for (int y = 0; y < fmt.stored_h(p); ++y)
+          for (int x = 0; x < fmt.stored_w(p); ++x) {
+            uint32_t v = static_cast<uint32_t>(((x + 3 * k) * 7 + y * 5) << (fmt.bpc - 8)) & max;
+            if (which) v = std::min<uint32_t>(max, v + uint32_t((x * 13 + y * 7 + k) % 5));
+            uint8_t* row = host.data() + layout.plane_offset(p) + size_t(y) * size_t(layout.stride(p));
+            if (fmt.bpc > 8) reinterpret_cast<uint16_t*>(row)[x] = static_cast<uint16_t>(v);
+            else row[x] = static_cast<uint8_t>(v);
+          }
+      auto& buf = which ? dis[size_t(k)] : ref[size_t(k)];
+      TWINMAF_ASSIGN_OR_RETURN(buf, gpu::DeviceBuffer::create(host.size()));
+      TWINMAF_CUDA_TRY(cudaMemcpy(buf.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    }
+  const auto view = [&](const gpu::DeviceBuffer& b) {
+    DevicePicture d;
+    for (int p = 0; p < (chroma ? fmt.planes() : 1); ++p) {
+      d.planes[p] = b.get() + layout.plane_offset(p);
+      d.pitch[p] = static_cast<size_t>(layout.stride(p));
+    }
+    return d;
+  };
+  TWINMAF_ASSIGN_OR_RETURN(gpu::Stream stream, gpu::Stream::create());
+  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer dterms, gpu::DeviceBuffer::create(terms * kResident));
+  TWINMAF_ASSIGN_OR_RETURN(gpu::PinnedBuffer hterms, gpu::PinnedBuffer::create(terms * kResident));
+  TWINMAF_ASSIGN_OR_RETURN(gpu::Event start, gpu::Event::create(true));
+  TWINMAF_ASSIGN_OR_RETURN(gpu::Event stop, gpu::Event::create(true));
+  const auto s = static_cast<cudaStream_t>(stream.get());
+  const auto run = [&](int n) -> Status {
+    for (int i = 0; i < n; ++i) {
+      const int k = i % kResident;
+      DeviceFrame f;
+      f.index = static_cast<unsigned>(i);
+      f.ref = view(ref[size_t(k)]);
+      f.dis = view(dis[size_t(k)]);
+      f.prev_ref = view(ref[size_t((k + kResident - 1) % kResident)]);
+      f.prev_prev_ref = view(ref[size_t((k + kResident - 2) % kResident)]);
+      uint8_t* t = dterms.get() + size_t(k) * terms;
+      TWINMAF_CUDA_TRY(cudaMemsetAsync(t, 0, terms, s));
+      for (Item& it : items) TWINMAF_RETURN_IF_ERROR(it.twin->enqueue(f, t + it.offset, s));
+      TWINMAF_CUDA_TRY(cudaMemcpyAsync(hterms.get() + size_t(k) * terms, t, terms, cudaMemcpyDeviceToHost, s));
+    }
+    return ok_status();
+  };
+  TWINMAF_RETURN_IF_ERROR(run(kResident * 4));  // warm-up
+  TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(start.get()), s));
+  TWINMAF_RETURN_IF_ERROR(run(frames));
+  TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(stop.get()), s));
+  TWINMAF_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(stop.get())));
+  float ms = 0;
+  TWINMAF_CUDA_TRY(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start.get()), static_cast<cudaEvent_t>(stop.get())));
+  std::string names;
+  for (const auto& f : features) names += (names.empty() ? "" : "+") + f;
+  std::printf("resident: %s | %dx%d %s %d-bit | %s | %d frames | %.1f fps (%.4f ms/frame)\n", names.c_str(), fmt.w,
+              fmt.h, std::string(pix_fmt_name(fmt.fmt)).c_str(), fmt.bpc, ctx->info().name.c_str(), frames,
+              frames * 1000.0 / ms, ms / frames);
+  return ok_status();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> a(argv + 1, argv + argc);
+  if (a.size() >= 3 && a[0] == "ceiling") {
+    std::vector<int> threads;
+    for (size_t i = 3; i < a.size(); ++i) threads.push_back(std::atoi(a[i].c_str()));
+    return ceiling(a[1], std::stoull(a[2]), threads);
+  }
+  if (a.size() >= 7 && a[0] == "resident") {
+    const PixFmt fmt = a[3] == "420" ? PixFmt::k420 : a[3] == "422" ? PixFmt::k422 : a[3] == "444" ? PixFmt::k444 : PixFmt::k400;
+    const VideoFormat f{std::atoi(a[1].c_str()), std::atoi(a[2].c_str()), fmt, std::atoi(a[4].c_str())};
+    const Status st = resident(f, std::atoi(a[5].c_str()), std::vector<std::string>(a.begin() + 6, a.end()));
+    return st.ok() ? 0 : fail(st.message());
+  }
+  std::fprintf(stderr,
+               "usage: twinmaf_gpu_bench ceiling FILE BYTES_PER_FRAME [THREADS...]\n"
+               "       twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES FEATURE[=opts]...\n");
+  return 2;
+}

@@ -1,0 +1,45 @@
+#!/bin/bash
+# device_bundle.sh — builds the CUDA binaries for the GPU host (sm_90, no
+# FFmpeg: that host lacks the Debian libraries) into build/device and gathers
+# them, the shared libraries the host lacks, and a few raw clips for the twin
+# tests into .device/ (git-ignored), the folder a device run carries.
+# Run on the GPU host: .device/run.sh <command...> (sets LD_LIBRARY_PATH).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DTWINMAF_CUDA=ON -DTWINMAF_FFMPEG=OFF \
+  -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+cmake --build build/device --target twinmaf twinmaf_twin twinmaf_bench twinmaf_unit twinmaf_gpu_bench
+rm -rf .device && mkdir -p .device/bin .device/lib .device/clips
+cp build/device/twinmaf build/device/tests/twinmaf_twin build/device/tests/twinmaf_unit \
+   build/device/bench/twinmaf_bench build/device/bench/twinmaf_gpu_bench .device/bin/
+strip .device/bin/*
+# Libraries outside the C/C++ runtime that the binaries need.
+for b in .device/bin/*; do ldd "$b"; done | awk '/=>/ {print $3}' | sort -u |
+  grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl|librt)[.-]' |
+  while read -r lib; do cp -L "$lib" .device/lib/; done
+# Real content for the twin tests: a few frames of golden clips, raw.
+data=$( (ls -d build/release/testdata/clips build/testdata/clips 2>/dev/null || true) | head -1)
+if [[ -n $data && -d $data ]]; then
+  : > .device/clips/clips.txt
+  add() {  # name ref dis w h layout bpc frames
+    local bytes=$(( $8 * $9 ))
+    head -c "$bytes" "$data/$2" > ".device/clips/$1_ref.yuv"
+    head -c "$bytes" "$data/$3" > ".device/clips/$1_dis.yuv"
+    echo "$1_ref.yuv $1_dis.yuv $4 $5 $6 $7 $8" >> .device/clips/clips.txt
+  }
+  add k420 kleiber_576x324_420p8_48f.yuv kleiber_576x324_420p8_48f__x264crf28.yuv 576 324 420 8 6 279936
+  add k422 kleiber_576x324_422p8_48f.yuv kleiber_576x324_422p8_48f__x264crf28.yuv 576 324 422 8 4 373248
+  add k444 kleiber_576x324_444p8_48f.yuv kleiber_576x324_444p8_48f__x264crf28.yuv 576 324 444 8 4 559872
+  add s420 synth_576x324_420p8_48f.yuv synth_576x324_420p8_48f__x264crf45.yuv 576 324 420 8 6 279936
+fi
+cat > .device/run.sh <<'EOS'
+#!/bin/bash
+here=$(cd "$(dirname "$0")" && pwd)
+export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=$here/bin:$PATH
+export TWINMAF_TWIN_CLIPS=$here/clips/clips.txt
+exec "$@"
+EOS
+chmod +x .device/run.sh
+du -sh .device

@@ -1,0 +1,270 @@
+// The GPU frame path of a session (DESIGN.md section 4).
+//
+// Per frame n, with S ring slots and at most D frames in flight (S = D + 3,
+// so the slots of frames n-1 and n-2 stay resident for temporal twins):
+//   host:  read the pair into pinned pictures (the pool is pinned)
+//   copy stream:    wait for the event behind the last kernels that read slot
+//                   n % S (frame n-S+2), then one async copy per plane
+//                   and picture, then record `uploaded`
+//   compute stream: wait `uploaded`, zero the frame's terms block, each twin's
+//                   kernels, one async copy of the terms block to pinned host
+//                   memory, record `done`
+//   host:  CPU-assigned features compute on the host pictures meanwhile; when
+//          D frames are in flight, the oldest is collected: wait for its
+//          `done` (the only host wait, on a frame D behind), unpack each
+//          twin's terms, and finish every feature in registration order.
+#include <algorithm>
+#include <chrono>
+#include <deque>
+
+#include "engine/pair_reader.h"
+#include "engine/session.h"
+#include "gpu/cuda_check.h"
+#include "gpu/device.h"
+#include "gpu/frame_ring.h"
+
+namespace twinmaf {
+
+namespace {
+
+constexpr int kInFlight = 4;
+constexpr int kSlots = kInFlight + 3;
+constexpr std::size_t kTermsAlign = 256;
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+}  // namespace
+
+Status Session::assign_backends(const VideoFormat& fmt, std::vector<std::string>* notes) {
+  if (cfg_.backend == Backend::kCpu) return ok_status();
+  const bool any_twin = std::any_of(features_.begin(), features_.end(),
+                                    [](const Registered& r) { return r.spec->cuda != nullptr; });
+  if (!any_twin && cfg_.backend == Backend::kAuto) return ok_status();
+  if (!gpu_) {
+    auto ctx = gpu::Context::create(cfg_.gpu);
+    if (!ctx.ok()) {
+      if (cfg_.backend == Backend::kCuda) return Status(ctx.status().code(), "--backend cuda: " + ctx.status().message());
+      return ok_status();  // auto without a usable device: the CPU
+    }
+    gpu_ = std::shared_ptr<gpu::Context>(std::move(*ctx));
+  }
+  TWINMAF_RETURN_IF_ERROR(gpu_->bind());
+  for (Registered& r : features_) {
+    if (!r.spec->cuda) {
+      if (cfg_.backend == Backend::kCuda)
+        TWINMAF_FAIL(kUnsupported, "--backend cuda: feature {} has no CUDA twin", r.spec->name);
+      continue;
+    }
+    auto twin = r.spec->cuda(r.options, fmt, *gpu_);
+    if (!twin.ok()) {
+      if (cfg_.backend == Backend::kCuda || twin.status().code() != Code::kUnsupported)
+        return Status(twin.status().code(), fmt::format("--backend {}: {}", cfg_.backend == Backend::kCuda ? "cuda" : "auto",
+                                                        twin.status().message()));
+      notes->push_back(fmt::format("{} runs on the CPU: {}", r.spec->name, twin.status().message()));
+      continue;
+    }
+    r.twin = std::move(*twin);
+    r.backend = "cuda";
+  }
+  return ok_status();
+}
+
+Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& limits, int history, RunReport& rep) {
+  TWINMAF_RETURN_IF_ERROR(gpu_->bind());
+  const VideoFormat fmt = ref.format();
+  rep.device = fmt::format("GPU {}: {}", gpu_->device(), gpu_->info().name);
+
+  bool chroma = false;
+  std::vector<std::size_t> offset(features_.size(), 0);
+  std::size_t terms_bytes = 0;
+  for (size_t i = 0; i < features_.size(); ++i) {
+    if (!features_[i].twin) continue;
+    chroma = chroma || features_[i].twin->reads_chroma();
+    offset[i] = terms_bytes;
+    terms_bytes += (features_[i].twin->terms_bytes() + kTermsAlign - 1) / kTermsAlign * kTermsAlign;
+  }
+  const int ring_planes = chroma ? fmt.planes() : 1;
+
+  gpu::PinnedAllocator pinned;
+  PicturePool pool(fmt, pinned);
+  PairReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings);
+  TWINMAF_ASSIGN_OR_RETURN(gpu::Stream copy, gpu::Stream::create());
+  TWINMAF_ASSIGN_OR_RETURN(gpu::Stream compute, gpu::Stream::create());
+  const auto copy_s = static_cast<cudaStream_t>(copy.get());
+  const auto compute_s = static_cast<cudaStream_t>(compute.get());
+
+  struct SlotState {
+    gpu::DeviceBuffer terms;
+    gpu::PinnedBuffer host_terms;
+    gpu::Event uploaded, done;
+    // --profile: upload start/end, per twin end, readback end.
+    std::vector<gpu::Event> marks;
+  };
+  std::vector<SlotState> slots(kSlots);
+  const size_t twins = static_cast<size_t>(std::count_if(features_.begin(), features_.end(),
+                                                         [](const Registered& r) { return r.twin != nullptr; }));
+  for (SlotState& s : slots) {
+    TWINMAF_ASSIGN_OR_RETURN(s.terms, gpu::DeviceBuffer::create(terms_bytes));
+    TWINMAF_ASSIGN_OR_RETURN(s.host_terms, gpu::PinnedBuffer::create(terms_bytes));
+    TWINMAF_ASSIGN_OR_RETURN(s.uploaded, gpu::Event::create(false));
+    TWINMAF_ASSIGN_OR_RETURN(s.done, gpu::Event::create(false));
+    if (cfg_.profile)
+      for (size_t k = 0; k < twins + 4; ++k) {
+        TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(true));
+        s.marks.push_back(std::move(e));
+      }
+  }
+
+  struct InFlight {
+    unsigned index = 0;
+    int slot = 0;
+    PicturePtr ref, dis;
+    FrameTermsList terms;
+    bool gpu = false;
+  };
+  std::deque<InFlight> inflight;
+  std::optional<gpu::FrameRing> ring;
+  PicturePtr prev, prev_prev;  // host copies for CPU-assigned temporal features
+  int prev_slot = -1, prev_prev_slot = -1;
+
+  // --profile accumulators (ms summed over frames).
+  double t_read = 0, t_cpu = 0, t_finish = 0, t_wait = 0, t_upload = 0, t_readback = 0, t_gpu = 0;
+  std::vector<double> t_twin(twins, 0.0);
+  unsigned gpu_frames = 0;
+  const auto wall0 = Clock::now();
+
+  const auto elapsed = [](const gpu::Event& a, const gpu::Event& b) {
+    float ms = 0;
+    cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(a.get()), static_cast<cudaEvent_t>(b.get()));
+    return static_cast<double>(ms);
+  };
+
+  const auto collect = [&](InFlight& f) -> Status {
+    SlotState& s = slots[size_t(f.slot)];
+    if (f.gpu) {
+      const auto t = Clock::now();
+      TWINMAF_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(s.done.get())));
+      t_wait += ms_since(t);
+      if (cfg_.profile) {
+        t_upload += elapsed(s.marks[0], s.marks[1]);
+        for (size_t k = 0; k < twins; ++k) t_twin[k] += elapsed(s.marks[k + 1], s.marks[k + 2]);
+        t_readback += elapsed(s.marks[twins + 1], s.marks[twins + 2]);
+        t_gpu += elapsed(s.marks[0], s.marks[twins + 2]);
+        ++gpu_frames;
+      }
+    }
+    const auto t = Clock::now();
+    const bool sampled = f.index % cfg_.subsample == 0;
+    for (size_t i = 0; i < features_.size(); ++i) {
+      const Registered& r = features_[i];
+      if (!r.twin || (!sampled && !r.spec->every_frame)) continue;
+      f.terms[i] = r.extractor->make_terms();
+      r.twin->unpack(s.host_terms.get() + offset[i], *f.terms[i]);
+    }
+    TWINMAF_RETURN_IF_ERROR(finish_frame(f.index, f.terms));
+    t_finish += ms_since(t);
+    ++rep.frames;
+    return ok_status();
+  };
+
+  for (;;) {
+    if (static_cast<int>(inflight.size()) == kInFlight) {
+      TWINMAF_RETURN_IF_ERROR(collect(inflight.front()));
+      inflight.pop_front();
+    }
+    InFlight f;
+    auto t = Clock::now();
+    TWINMAF_ASSIGN_OR_RETURN(bool got, reader.next(&f.ref, &f.dis, &f.index));
+    t_read += ms_since(t);
+    if (!got) break;
+    if (!ring) {
+      TWINMAF_ASSIGN_OR_RETURN(gpu::FrameRing r, gpu::FrameRing::create(*f.ref, ring_planes, kSlots));
+      ring.emplace(std::move(r));
+    }
+    f.slot = static_cast<int>(f.index % kSlots);
+    SlotState& s = slots[size_t(f.slot)];
+    const bool sampled = f.index % cfg_.subsample == 0;
+    std::vector<size_t> active;
+    for (size_t i = 0; i < features_.size(); ++i)
+      if (features_[i].twin && (sampled || features_[i].spec->every_frame)) active.push_back(i);
+    f.gpu = !active.empty();
+    if (f.gpu) {
+      // Device-side fence: frame n-S+2 is the last reader of this slot (as
+      // the history of its successors); the compute stream runs in order.
+      if (f.index >= static_cast<unsigned>(kSlots) - 2) {
+        const int last_reader = static_cast<int>((f.index - (kSlots - 2)) % kSlots);
+        TWINMAF_CUDA_TRY(cudaStreamWaitEvent(copy_s, static_cast<cudaEvent_t>(slots[size_t(last_reader)].done.get()), 0));
+      }
+      if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[0].get()), copy_s));
+      TWINMAF_RETURN_IF_ERROR(ring->upload(f.slot, *f.ref, *f.dis, copy_s));
+      TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.uploaded.get()), copy_s));
+      TWINMAF_CUDA_TRY(cudaStreamWaitEvent(compute_s, static_cast<cudaEvent_t>(s.uploaded.get()), 0));
+      if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[1].get()), compute_s));
+      TWINMAF_CUDA_TRY(cudaMemsetAsync(s.terms.get(), 0, terms_bytes, compute_s));
+      DeviceFrame frame;
+      frame.index = f.index;
+      frame.ref = ring->ref(f.slot);
+      frame.dis = ring->dis(f.slot);
+      if (prev_slot >= 0 && history >= 1) frame.prev_ref = ring->ref(prev_slot);
+      if (prev_prev_slot >= 0 && history >= 2) frame.prev_prev_ref = ring->ref(prev_prev_slot);
+      size_t k = 0;
+      for (size_t i = 0; i < features_.size(); ++i) {
+        if (!features_[i].twin) continue;
+        if (std::find(active.begin(), active.end(), i) != active.end())
+          TWINMAF_RETURN_IF_ERROR(features_[i].twin->enqueue(frame, s.terms.get() + offset[i], compute_s));
+        if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[k + 2].get()), compute_s));
+        ++k;
+      }
+      TWINMAF_CUDA_TRY(cudaMemcpyAsync(s.host_terms.get(), s.terms.get(), terms_bytes, cudaMemcpyDeviceToHost, compute_s));
+      if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[twins + 2].get()), compute_s));
+    }
+    // Recorded for every frame (behind all earlier work on the in-order
+    // compute stream), so the fence above always covers frame n-S+2.
+    TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.done.get()), compute_s));
+    // CPU-assigned features run on the host while the device works.
+    t = Clock::now();
+    const FrameInput in{f.index, f.ref.get(), f.dis.get(), history >= 1 ? prev.get() : nullptr,
+                        history >= 2 ? prev_prev.get() : nullptr};
+    TWINMAF_RETURN_IF_ERROR(compute_cpu(in, f.terms));
+    t_cpu += ms_since(t);
+    prev_prev = std::move(prev);
+    prev = f.ref;
+    prev_prev_slot = prev_slot;
+    prev_slot = f.gpu ? f.slot : -1;
+    if (!f.gpu) prev_prev_slot = -1;
+    inflight.push_back(std::move(f));
+  }
+  while (!inflight.empty()) {
+    TWINMAF_RETURN_IF_ERROR(collect(inflight.front()));
+    inflight.pop_front();
+  }
+  TWINMAF_CUDA_TRY(cudaStreamSynchronize(copy_s));
+
+  if (cfg_.profile && rep.frames) {
+    const double n = rep.frames;
+    const double g = gpu_frames ? gpu_frames : 1;
+    const double wall = ms_since(wall0);
+    rep.profile.push_back(fmt::format("profile: {} frames, {} ({}x{} {} {}-bit), ring {} slots, {} planes uploaded",
+                                      rep.frames, rep.device, fmt.w, fmt.h, pix_fmt_name(fmt.fmt), fmt.bpc, kSlots,
+                                      ring_planes));
+    rep.profile.push_back(fmt::format("  host read           {:9.3f} ms/frame", t_read / n));
+    for (int p = 0; p < ring_planes; ++p)
+      rep.profile.push_back(fmt::format("  upload plane {}      {:9} bytes/frame (ref+dis, one copy each)", p,
+                                        2 * ring->plane_bytes(p)));
+    rep.profile.push_back(fmt::format("  upload (device)     {:9.3f} ms/frame", t_upload / g));
+    size_t k = 0;
+    for (const Registered& r : features_)
+      if (r.twin) rep.profile.push_back(fmt::format("  kernel {:<20} {:9.3f} ms/frame", r.twin->name(), t_twin[k++] / g));
+    rep.profile.push_back(fmt::format("  readback            {:9.3f} ms/frame ({} bytes)", t_readback / g, terms_bytes));
+    rep.profile.push_back(fmt::format("  device total        {:9.3f} ms/frame", t_gpu / g));
+    rep.profile.push_back(fmt::format("  host CPU features   {:9.3f} ms/frame", t_cpu / n));
+    rep.profile.push_back(fmt::format("  host wait (oldest)  {:9.3f} ms/frame", t_wait / n));
+    rep.profile.push_back(fmt::format("  host finish         {:9.3f} ms/frame", t_finish / n));
+    rep.profile.push_back(fmt::format("  wall                {:9.3f} ms/frame ({:.1f} fps)", wall / n, 1000.0 * n / wall));
+  }
+  return ok_status();
+}
+
+}  // namespace twinmaf
