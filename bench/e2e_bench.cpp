@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   const int n = std::max(1, std::atoi(repeat.c_str()));
   twinmaf::ScoreJob job = req->job;
   job.output_path.clear();
-  std::vector<double> fps;
+  std::vector<double> fps, total_fps;  // frame loop only; whole job (setup, prediction, output too)
   unsigned frames = 0;
   for (int i = 0; i < n; ++i) {
     twinmaf::JobResult r;
@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
       return st.exit_code();
     }
     frames = r.report.frames;
-    fps.push_back(r.report.frames / r.seconds);
+    fps.push_back(r.report.frames / r.report.loop_seconds);
+    total_fps.push_back(r.report.frames / r.seconds);
   }
   std::vector<double> sorted = fps;
   std::sort(sorted.begin(), sorted.end());
@@ -44,7 +45,10 @@ int main(int argc, char** argv) {
   std::string what;
   for (const auto& f : job.features) what += (what.empty() ? "" : "+") + f.name;
   for (const auto& m : job.models) what += (what.empty() ? "" : "+") + m;
-  std::printf("%s | threads %u | %u frames | best %.1f fps (%.3f ms/frame) | median %.1f fps (%.3f ms/frame) | %d runs\n",
-              what.c_str(), job.session.threads, frames, best, 1000.0 / best, median, 1000.0 / median, n);
+  std::sort(total_fps.begin(), total_fps.end());
+  std::printf("%s | threads %u | %u frames | best %.1f fps (%.3f ms/frame) | median %.1f fps (%.3f ms/frame) | "
+              "whole job best %.1f fps | %d runs\n",
+              what.c_str(), job.session.threads, frames, best, 1000.0 / best, median, 1000.0 / median,
+              total_fps.back(), n);
   return 0;
 }

@@ -102,6 +102,11 @@ PicturePool::PicturePool(const VideoFormat& fmt, PictureAllocator& alloc)
 
 const VideoFormat& PicturePool::format() const { return state_->fmt; }
 
+void PicturePool::reserve(size_t count) {
+  std::lock_guard lock(state_->mutex);
+  while (state_->free.size() < count) state_->free.push_back(std::make_unique<Picture>(state_->fmt, *state_->alloc));
+}
+
 PicturePtr PicturePool::acquire() {
   std::unique_ptr<Picture> pic;
   {

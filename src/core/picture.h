@@ -107,6 +107,8 @@ class PicturePool {
  public:
   PicturePool(const VideoFormat& fmt, PictureAllocator& alloc);
   PicturePtr acquire();
+  // Allocates pictures up front so the first frames do not pay for them.
+  void reserve(size_t count);
   const VideoFormat& format() const;
 
  private:

@@ -1,9 +1,19 @@
 // Reads (ref, dis) picture pairs in lockstep into pictures of a pool, applying
 // --frame_cnt. One input ending before the other ends the run with libvmaf's
 // warning; read errors end it with the error.
+//
+// With threads > 1 and two random-access sources (raw YUV), `threads` workers
+// read frames ahead in parallel (positional reads, at most 2 * threads frames
+// ahead of the consumer) and next() hands them out in index order: the same
+// pairs, warnings and errors as the sequential reader, sooner.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/status.h"
@@ -15,34 +25,23 @@ namespace twinmaf {
 class PairReader {
  public:
   PairReader(VideoSource& ref, VideoSource& dis, unsigned frame_cnt, PicturePool& pool,
-             std::vector<std::string>* warnings)
-      : ref_(ref), dis_(dis), frame_cnt_(frame_cnt), pool_(pool), warnings_(warnings) {}
+             std::vector<std::string>* warnings, unsigned threads = 1);
+  ~PairReader();
+  PairReader(const PairReader&) = delete;
+  PairReader& operator=(const PairReader&) = delete;
 
   // The next pair and its index; false at the end.
-  Result<bool> next(PicturePtr* ref, PicturePtr* dis, unsigned* index) {
-    if (done_ || (frame_cnt_ && next_ >= frame_cnt_)) return false;
-    *ref = pool_.acquire();
-    *dis = pool_.acquire();
-    auto r1 = ref_.read(**ref);
-    auto r2 = dis_.read(**dis);
-    done_ = true;
-    if (!r1.ok()) return r1.status();
-    if (!r2.ok()) return r2.status();
-    if (!*r1 || !*r2) {
-      if (*r1 != *r2) {
-        const VideoSource& ended = *r1 ? dis_ : ref_;
-        const VideoSource& other = *r1 ? ref_ : dis_;
-        warnings_->push_back(fmt::format("\"{}\" ended before \"{}\"; scored the first {} frames",
-                                         ended.path(), other.path(), next_));
-      }
-      return false;
-    }
-    done_ = false;
-    *index = next_++;
-    return true;
-  }
+  Result<bool> next(PicturePtr* ref, PicturePtr* dis, unsigned* index);
 
  private:
+  struct Read {
+    PicturePtr ref, dis;
+    Result<bool> r1 = false, r2 = false;
+  };
+  Read read_pair(unsigned i, bool sequential);
+  Result<bool> deliver(Read& r, PicturePtr* ref, PicturePtr* dis, unsigned* index);
+  void worker();
+
   VideoSource& ref_;
   VideoSource& dis_;
   unsigned frame_cnt_;
@@ -50,6 +49,15 @@ class PairReader {
   std::vector<std::string>* warnings_;
   unsigned next_ = 0;
   bool done_ = false;
+
+  // Parallel mode.
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable produced_, space_;
+  std::map<unsigned, Read> ready_;
+  unsigned claimed_ = 0;
+  unsigned window_ = 0;
+  bool stop_ = false;
 };
 
 }  // namespace twinmaf

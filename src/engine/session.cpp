@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 
 #include "engine/pair_reader.h"
 
@@ -136,6 +137,7 @@ struct FrameWork {
 }  // namespace
 
 Status Session::run_cpu(VideoSource& ref, VideoSource& dis, const RunLimits& limits, int history, RunReport& rep) {
+  const auto t0 = std::chrono::steady_clock::now();
   PicturePool pool(ref.format(), host_allocator());
   PairReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings);
   PicturePtr prev, prev_prev;
@@ -194,6 +196,7 @@ Status Session::run_cpu(VideoSource& ref, VideoSource& dis, const RunLimits& lim
     });
   }
   TWINMAF_RETURN_IF_ERROR(read_error);
+  rep.loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return first_error;
 }
 

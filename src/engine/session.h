@@ -38,6 +38,9 @@ struct SessionConfig {
   Backend backend = Backend::kAuto;
   int gpu = 0;
   bool profile = false;  // per-stage timings of the GPU frame path (RunReport)
+  // Input reader threads for random-access inputs (raw YUV) on the GPU path;
+  // 0: min(12, hardware threads - 2).
+  unsigned readers = 0;
 };
 
 struct RunLimits {
@@ -51,6 +54,7 @@ struct RunReport {
   std::vector<std::string> warnings;
   std::vector<std::string> profile;  // lines of the --profile table
   std::string device;                // GPU used, if any
+  double loop_seconds = 0;           // first frame read to last frame finished
 };
 
 class Session {

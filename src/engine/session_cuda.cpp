@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <thread>
 
 #include "engine/pair_reader.h"
 #include "engine/session.h"
@@ -89,7 +90,12 @@ Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& li
 
   gpu::PinnedAllocator pinned;
   PicturePool pool(fmt, pinned);
-  PairReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings);
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned readers = cfg_.readers ? cfg_.readers : std::clamp(hw - std::min(hw, 2u), 1u, 12u);
+  // Pairs alive at once: the readers' window, the frames in flight, the two
+  // history pictures and the one being read.
+  pool.reserve(2 * (2 * readers + kInFlight + 3));
+  PairReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings, readers);
   TWINMAF_ASSIGN_OR_RETURN(gpu::Stream copy, gpu::Stream::create());
   TWINMAF_ASSIGN_OR_RETURN(gpu::Stream compute, gpu::Stream::create());
   const auto copy_s = static_cast<cudaStream_t>(copy.get());
@@ -241,6 +247,7 @@ Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& li
     inflight.pop_front();
   }
   TWINMAF_CUDA_TRY(cudaStreamSynchronize(copy_s));
+  rep.loop_seconds = ms_since(wall0) / 1000.0;
 
   if (cfg_.profile && rep.frames) {
     const double n = rep.frames;
@@ -249,7 +256,7 @@ Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& li
     rep.profile.push_back(fmt::format("profile: {} frames, {} ({}x{} {} {}-bit), ring {} slots, {} planes uploaded",
                                       rep.frames, rep.device, fmt.w, fmt.h, pix_fmt_name(fmt.fmt), fmt.bpc, kSlots,
                                       ring_planes));
-    rep.profile.push_back(fmt::format("  host read           {:9.3f} ms/frame", t_read / n));
+    rep.profile.push_back(fmt::format("  host read (wait)    {:9.3f} ms/frame ({} reader threads)", t_read / n, readers));
     for (int p = 0; p < ring_planes; ++p)
       rep.profile.push_back(fmt::format("  upload plane {}      {:9} bytes/frame (ref+dis, one copy each)", p,
                                         2 * ring->plane_bytes(p)));

@@ -13,15 +13,19 @@ Result<std::unique_ptr<VideoSource>> RawSource::open(const std::string& path, co
   return std::unique_ptr<VideoSource>(std::move(s));
 }
 
+Result<bool> RawSource::read_frame(unsigned index, Picture& pic) const {
+  const unsigned frame = skipped_ + index;
+  return read_packed_frame(file_, uint64_t(frame) * packed_frame_bytes(format_), pic, planes_needed_, frame);
+}
+
 Result<bool> RawSource::read(Picture& pic) {
-  const uint64_t offset = uint64_t(next_) * packed_frame_bytes(format_);
-  TWINMAF_ASSIGN_OR_RETURN(bool got, read_packed_frame(file_, offset, pic, planes_needed_, next_));
+  TWINMAF_ASSIGN_OR_RETURN(bool got, read_frame(next_, pic));
   if (got) ++next_;
   return got;
 }
 
 Status RawSource::skip(unsigned n) {
-  next_ += n;
+  skipped_ += n;
   return ok_status();
 }
 

@@ -12,11 +12,14 @@ class RawSource final : public VideoSource {
   const VideoFormat& format() const override { return format_; }
   Result<bool> read(Picture& pic) override;
   Status skip(unsigned n) override;
+  bool random_access() const override { return true; }
+  Result<bool> read_frame(unsigned index, Picture& pic) const override;
 
  private:
   RawSource(std::string path, const VideoFormat& f) : VideoSource(std::move(path)), format_(f) {}
   VideoFormat format_;
   FileReader file_;
+  unsigned skipped_ = 0;
   unsigned next_ = 0;
 };
 

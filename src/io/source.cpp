@@ -22,6 +22,10 @@ Status VideoSource::skip(unsigned n) {
   return ok_status();
 }
 
+Result<bool> VideoSource::read_frame(unsigned, Picture&) const {
+  TWINMAF_FAIL(kInternal, "{}: this source has no random access", path());
+}
+
 Status check_sample_range(const Picture& pic, int planes, const std::string& path, unsigned frame) {
   const VideoFormat& f = pic.format();
   const uint16_t limit = static_cast<uint16_t>((1u << f.bpc) - 1);

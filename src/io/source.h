@@ -37,6 +37,10 @@ class VideoSource {
   // Skips n frames (read and discarded where the format cannot seek). Running
   // out of frames while skipping is not an error; later reads return false.
   virtual Status skip(unsigned n);
+  // Random access (fixed-size frames): read_frame(i) reads the i-th frame
+  // after the skipped ones, from any thread, without moving read()'s position.
+  virtual bool random_access() const { return false; }
+  virtual Result<bool> read_frame(unsigned index, Picture& pic) const;
   // Planes to read: 1 reads luma only and leaves chroma storage untouched
   // (for feature sets that never read chroma). Default: all planes.
   void set_planes_needed(int planes) { planes_needed_ = planes; }

@@ -83,7 +83,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
 
     ScoreJob& job = out.job;
     std::string w, h, pix, bpc, threads, subsample, cpumask, gpumask, frame_cnt, skip_ref, skip_dis;
-    std::string precision, aom_ctc, nflx_ctc, backend, gpu;
+    std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers;
     std::vector<std::string> features, models;
     bool xml = false, json = false, csv = false, sub = false, version = false;  // NOLINT: bound to flags
 
@@ -116,6 +116,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_option("--backend", backend, "cpu, cuda, or auto (default: each feature on its GPU twin if a GPU is present)");
     app.add_option("--gpu", gpu, "CUDA device index (default 0)");
     app.add_flag("--profile", job.session.profile, "print where GPU frame time goes");
+    app.add_option("--readers", readers, "reader threads for raw inputs on the GPU path (default: up to 12)");
     app.add_flag("--verbose", out.verbose, "print which backend computes each feature");
     for (const CliExtras::Option& o : extras.options) app.add_option(o.flag, *o.value, o.help);
 
@@ -164,6 +165,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       job.session.backend = *b;
     }
     if (!gpu.empty()) job.session.gpu = static_cast<int>(parse_unsigned("--gpu", gpu));
+    if (!readers.empty()) job.session.readers = parse_unsigned("--readers", readers);
     if (!frame_cnt.empty()) job.limits.frame_cnt = parse_unsigned("--frame_cnt", frame_cnt);
     if (!skip_ref.empty()) job.limits.skip_ref = parse_unsigned("--frame_skip_ref", skip_ref);
     if (!skip_dis.empty()) job.limits.skip_dis = parse_unsigned("--frame_skip_dist", skip_dis);
