@@ -1,11 +1,12 @@
 // twinmaf_gpu_bench: the two GPU numbers the end-to-end benchmark is judged
 // against.
 //
-//   twinmaf_gpu_bench ceiling FILE BYTES_PER_FRAME [THREADS...]
-//     The host's read ceiling: THREADS threads pread consecutive frames of FILE
-//     (from the page cache after a warm-up pass) into pinned buffers; prints
-//     frames/s and GB/s per thread count. A frame here is what one input
-//     contributes per frame (halve the rate for ref+dis pairs).
+//   twinmaf_gpu_bench ceiling FILE FRAME_BYTES READ_BYTES [THREADS...]
+//     The host's read ceiling: THREADS threads pread the first READ_BYTES of
+//     every FRAME_BYTES-sized frame of FILE (all of it, or the luma plane
+//     alone) into pinned buffers, from the page cache after a warm-up pass;
+//     prints frames/s and GB/s per thread count. Halve the frame rate for
+//     (ref, dis) pairs.
 //
 //   twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES FEATURE[=opts] [FEATURE...]
 //     Kernel throughput with the inputs already on the device: 8 distinct
@@ -38,11 +39,11 @@ int fail(const std::string& m) {
   return 2;
 }
 
-int ceiling(const std::string& path, size_t frame_bytes, std::vector<int> threads) {
+int ceiling(const std::string& path, size_t frame_stride, size_t frame_bytes, std::vector<int> threads) {
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) return fail("cannot open " + path);
   const off_t size = ::lseek(fd, 0, SEEK_END);
-  const size_t frames = static_cast<size_t>(size) / frame_bytes;
+  const size_t frames = static_cast<size_t>(size) / frame_stride;
   if (frames == 0) return fail("file holds no whole frame");
   if (threads.empty()) threads = {1, 2, 4, 8, 12, 16};
   for (int t : threads) {
@@ -62,7 +63,7 @@ int ceiling(const std::string& path, size_t frame_bytes, std::vector<int> thread
             size_t done = 0;
             while (done < frame_bytes) {
               const ssize_t r = ::pread(fd, bufs[size_t(i)].get() + done, frame_bytes - done,
-                                        static_cast<off_t>(f * frame_bytes + done));
+                                        static_cast<off_t>(f * frame_stride + done));
               if (r <= 0) break;
               done += static_cast<size_t>(r);
             }
@@ -170,10 +171,10 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
 
 int main(int argc, char** argv) {
   const std::vector<std::string> a(argv + 1, argv + argc);
-  if (a.size() >= 3 && a[0] == "ceiling") {
+  if (a.size() >= 4 && a[0] == "ceiling") {
     std::vector<int> threads;
-    for (size_t i = 3; i < a.size(); ++i) threads.push_back(std::atoi(a[i].c_str()));
-    return ceiling(a[1], std::stoull(a[2]), threads);
+    for (size_t i = 4; i < a.size(); ++i) threads.push_back(std::atoi(a[i].c_str()));
+    return ceiling(a[1], std::stoull(a[2]), std::stoull(a[3]), threads);
   }
   if (a.size() >= 7 && a[0] == "resident") {
     const PixFmt fmt = a[3] == "420" ? PixFmt::k420 : a[3] == "422" ? PixFmt::k422 : a[3] == "444" ? PixFmt::k444 : PixFmt::k400;
@@ -182,7 +183,7 @@ int main(int argc, char** argv) {
     return st.ok() ? 0 : fail(st.message());
   }
   std::fprintf(stderr,
-               "usage: twinmaf_gpu_bench ceiling FILE BYTES_PER_FRAME [THREADS...]\n"
+               "usage: twinmaf_gpu_bench ceiling FILE FRAME_BYTES READ_BYTES [THREADS...]\n"
                "       twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES FEATURE[=opts]...\n");
   return 2;
 }
