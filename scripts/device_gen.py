@@ -13,11 +13,11 @@ cy, cx = np.mgrid[0:(h + 1) // 2, 0:(w + 1) // 2]
 frames = []
 for t in range(unique):
     r, d = b"", b""
-        for plane in (((xx + 3 * t) * 7 + yy * 5) & 255, ((cx + t) * 3 + cy) & 255, ((cx * 5 + cy * 2 + t) & 255)):
-            ref = plane.astype(np.uint8)
-            dis = np.clip(ref.astype(np.int16) + rng.integers(-3, 4, ref.shape), 0, 255).astype(np.uint8)
-            r += ref.tobytes()
-            d += dis.tobytes()
+    for plane in (((xx + 3 * t) * 7 + yy * 5) & 255, ((cx + t) * 3 + cy) & 255, ((cx * 5 + cy * 2 + t) & 255)):
+        ref = plane.astype(np.uint8)
+        dis = np.clip(ref.astype(np.int16) + rng.integers(-3, 4, ref.shape), 0, 255).astype(np.uint8)
+        r += ref.tobytes()
+        d += dis.tobytes()
     frames.append((r, d))
 with open(sys.argv[4], "wb") as fr, open(sys.argv[5], "wb") as fd:
     for t in range(n):
