@@ -129,6 +129,34 @@ with tempfile.TemporaryDirectory() as d:
     expect_error("bad precision", [*ok, "--precision", "18"], "--precision")
     expect_error("bad aom_ctc", [*ok, "--aom_ctc", "v9.0"], "--aom_ctc")
 
+    # models
+    expect_error("model needing a later feature", ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v1.0.16_3d0h"],
+                 "no feature extractor provides 'Cambi_feature_cambi_score'")
+    expect_error("unknown model version", ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v9"], "vmaf_v9")
+    write(j("bad_model.json"), b'{"model_dict": {"model_type": "LIBSVMNUSVR"')
+    expect_error("truncated model file", ["-r", ref, "-d", dis, *raw, "--model", "path=" + j("bad_model.json")],
+                 "bad_model.json")
+    write(j("nan_model.json"), b'{"model_dict": {"model_type": "LIBSVMNUSVR", "norm_type": "none", "slopes": [NaN]}}')
+    expect_error("non-JSON number in a model", ["-r", ref, "-d", dis, *raw, "--model", "path=" + j("nan_model.json")],
+                 "nan_model.json")
+    expect_error("duplicate model names", ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v0.6.1",
+                                           "--model", "version=vmaf_v0.6.1neg"], "unique name")
+    big_ref = write(j("big_ref.yuv"), noise(64 * 48 * 3 // 2 * 2, 21))
+    big_dis = write(j("big_dis.yuv"), noise(64 * 48 * 3 // 2 * 2, 22))
+    p = expect_ok("default model", ["-r", big_ref, "-d", big_dis, "-w", 64, "-h", 48, "-p", "420", "-b", 8,
+                                    "--threads", 2])
+    if not p.stdout.startswith("vmaf_v0.6.1: "):
+        failures.append(f"default model summary: {p.stdout!r}")
+
+    # Y4M forms libvmaf cannot read directly: mono, 16-bit, 8-bit 4:2:2
+    for cs, n in (("mono", w * h), ("mono16", w * h * 2), ("422", w * h * 2), ("444p16", w * h * 6)):
+        write(j(f"{cs}_a.y4m"), y4m(w, h, cs, 2, n, seed=11))
+        write(j(f"{cs}_b.y4m"), y4m(w, h, cs, 2, n, seed=12))
+        p = expect_ok(f"y4m {cs}", ["-r", j(f"{cs}_a.y4m"), "-d", j(f"{cs}_b.y4m"), "-n", "--feature", "psnr",
+                                    "--json", "-o", j("y.json")])
+        if p.returncode == 0 and len(json.load(open(j("y.json")))["frames"]) != 2:
+            failures.append(f"y4m {cs}: frame count")
+
     # threading never changes the files
     outs = {}
     for t in (0, 1, 2, 3):
