@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   }
   const int n = std::max(1, std::atoi(repeat.c_str()));
   twinmaf::ScoreJob job = req->job;
-  job.output_path.clear();
+  job.output_paths.clear();
   std::vector<double> fps, total_fps;  // frame loop only; whole job (setup, prediction, output too)
   unsigned frames = 0;
   for (int i = 0; i < n; ++i) {

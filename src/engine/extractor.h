@@ -69,6 +69,9 @@ struct FeatureSpec {
   int history = 0;
   // libvmaf TEMPORAL/PREV_REF: computed on every frame even under --subsample.
   bool every_frame = false;
+  // Reads only reference pictures (motion): with several distorted inputs
+  // against one reference it is computed once and finished in every lane.
+  bool reference_only = false;
   std::function<Result<std::unique_ptr<Extractor>>(const Options&)> create;
   // The CUDA twin's factory; null where the feature has none (or the build
   // has no CUDA).

@@ -24,16 +24,18 @@ struct FeatureRequest {
 // normalised as libvmaf's dictionary does.
 Result<FeatureRequest> parse_feature_request(std::string_view text);
 
+// One reference against one or more distorted inputs: the reference is read
+// (and uploaded) once; each distorted input gets its own result and file.
 struct ScoreJob {
   std::string ref_path;
-  std::string dis_path;
+  std::vector<std::string> dis_paths;
   std::optional<RawParams> raw;
   std::vector<FeatureRequest> features;
   std::vector<std::string> models;  // --model texts ("version=vmaf_v0.6.1:name=vmaf")
   bool no_prediction = false;
   SessionConfig session;
   RunLimits limits;
-  std::string output_path;  // empty: no file
+  std::vector<std::string> output_paths;  // none, or one per distorted input
   OutputFormat output_format = OutputFormat::kXml;
   Precision precision;
 };
@@ -43,10 +45,15 @@ struct PooledScore {
   std::string text;   // "label: 12.345678" (collections: with ci and stddev)
 };
 
+struct LaneResult {
+  std::string dis_path;
+  std::vector<PooledScore> scores;
+};
+
 struct JobResult {
   RunReport report;
   std::vector<std::pair<std::string, std::string>> backends;  // feature -> "cpu" / "cuda"
-  std::vector<PooledScore> scores;
+  std::vector<LaneResult> lanes;  // per distorted input
   double seconds = 0;
 };
 

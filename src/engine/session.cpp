@@ -7,11 +7,11 @@
 #include <atomic>
 #include <chrono>
 
-#include "engine/pair_reader.h"
+#include "engine/input_reader.h"
 
 namespace twinmaf {
 
-Session::Session(SessionConfig cfg) : cfg_(cfg) {
+Session::Session(SessionConfig cfg, unsigned lanes) : cfg_(cfg), lanes_(std::max(1u, lanes)) {
   if (cfg_.subsample == 0) cfg_.subsample = 1;
 }
 
@@ -20,10 +20,12 @@ Session::~Session() = default;
 Status Session::add(const FeatureSpec& spec, const OptionDict& opts) {
   TWINMAF_ASSIGN_OR_RETURN(Options options, Options::parse(spec.name, spec.options, opts));
   std::string key = std::string(spec.name) + options.param_key();
-  for (const Registered& r : features_)
+  for (const Registered& r : lanes_[0].features)
     if (r.key == key) return ok_status();
-  TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Extractor> ex, spec.create(options));
-  features_.push_back(Registered{&spec, std::move(options), std::move(key), std::move(ex)});
+  for (Lane& lane : lanes_) {
+    TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Extractor> ex, spec.create(options));
+    lane.features.push_back(Registered{&spec, options, key, std::move(ex)});
+  }
   return ok_status();
 }
 
@@ -72,99 +74,119 @@ Status Session::assign_backends(const VideoFormat&, std::vector<std::string>*) {
   return ok_status();
 }
 
-Status Session::run_cuda(VideoSource&, VideoSource&, const RunLimits&, int, RunReport&) {
+Status Session::run_cuda(VideoSource&, const std::vector<VideoSource*>&, const RunLimits&, int, RunReport&) {
   TWINMAF_FAIL(kInternal, "no CUDA backend in this build");
 }
 #endif
 
-Status Session::run(VideoSource& ref, VideoSource& dis, const RunLimits& limits, RunReport* report) {
-  TWINMAF_RETURN_IF_ERROR(check_same_format(ref, dis));
+Status Session::run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
+                    RunReport* report) {
+  if (dis.size() != lanes_.size())
+    TWINMAF_FAIL(kInternal, "session of {} lanes given {} distorted inputs", lanes_.size(), dis.size());
+  for (VideoSource* d : dis) TWINMAF_RETURN_IF_ERROR(check_same_format(ref, *d));
   const VideoFormat fmt = ref.format();
-  if (features_.empty()) TWINMAF_FAIL(kInvalidArgument, "no features or models to compute");
+  if (lanes_[0].features.empty()) TWINMAF_FAIL(kInvalidArgument, "no features or models to compute");
   RunReport local;
   RunReport& rep = report ? *report : local;
 
   bool chroma = false;
   int history = 0;
-  for (Registered& r : features_) {
-    TWINMAF_RETURN_IF_ERROR(r.extractor->init(fmt));
-    chroma = chroma || r.extractor->reads_chroma();
-    history = std::max(history, r.spec->history);
-  }
+  for (Lane& lane : lanes_)
+    for (Registered& r : lane.features) {
+      TWINMAF_RETURN_IF_ERROR(r.extractor->init(fmt));
+      chroma = chroma || r.extractor->reads_chroma();
+      history = std::max(history, r.spec->history);
+    }
   TWINMAF_RETURN_IF_ERROR(assign_backends(fmt, &rep.warnings));
   const int planes = chroma ? fmt.planes() : 1;
   ref.set_planes_needed(planes);
-  dis.set_planes_needed(planes);
-
   TWINMAF_RETURN_IF_ERROR(ref.skip(limits.skip_ref));
-  TWINMAF_RETURN_IF_ERROR(dis.skip(limits.skip_dis));
+  for (VideoSource* d : dis) {
+    d->set_planes_needed(planes);
+    TWINMAF_RETURN_IF_ERROR(d->skip(limits.skip_dis));
+  }
 
-  const bool gpu = std::any_of(features_.begin(), features_.end(), [](const Registered& r) { return r.twin != nullptr; });
+  bool gpu = false;
+  for (const Lane& lane : lanes_)
+    for (const Registered& r : lane.features) gpu = gpu || r.twin != nullptr;
   TWINMAF_RETURN_IF_ERROR(gpu ? run_cuda(ref, dis, limits, history, rep) : run_cpu(ref, dis, limits, history, rep));
-  if (rep.frames == 0) TWINMAF_FAIL(kBadInput, "no frames to score in {} and {}", ref.path(), dis.path());
-  for (Registered& r : features_) TWINMAF_RETURN_IF_ERROR(r.extractor->flush(collector_));
+  if (rep.frames == 0) TWINMAF_FAIL(kBadInput, "no frames to score in {} and {}", ref.path(), dis[0]->path());
+  for (Lane& lane : lanes_)
+    for (Registered& r : lane.features) TWINMAF_RETURN_IF_ERROR(r.extractor->flush(lane.collector));
   return ok_status();
 }
 
-Status Session::compute_cpu(const FrameInput& in, FrameTermsList& terms) const {
-  terms.resize(features_.size());
+Status Session::compute_cpu(const FrameInput& in, unsigned lane, const FrameTermsList* lane0,
+                            FrameTermsList& terms) const {
+  const std::vector<Registered>& fs = lanes_[lane].features;
+  terms.resize(fs.size());
   const bool sampled = in.index % cfg_.subsample == 0;
-  for (size_t i = 0; i < features_.size(); ++i) {
-    const Registered& r = features_[i];
+  for (size_t i = 0; i < fs.size(); ++i) {
+    const Registered& r = fs[i];
     if (r.twin || (!sampled && !r.spec->every_frame)) continue;
-    auto t = r.extractor->make_terms();
+    if (shared_with_lane0(lane, i)) {
+      terms[i] = (*lane0)[i];
+      continue;
+    }
+    std::shared_ptr<FrameTerms> t = r.extractor->make_terms();
     TWINMAF_RETURN_IF_ERROR(r.extractor->compute(in, *t));
     terms[i] = std::move(t);
   }
   return ok_status();
 }
 
-Status Session::finish_frame(unsigned index, const FrameTermsList& terms) {
-  for (size_t i = 0; i < features_.size(); ++i)
-    if (terms[i]) TWINMAF_RETURN_IF_ERROR(features_[i].extractor->finish(index, *terms[i], collector_));
+Status Session::finish_frame(unsigned index, unsigned lane, const FrameTermsList& terms) {
+  Lane& l = lanes_[lane];
+  for (size_t i = 0; i < l.features.size(); ++i)
+    if (terms[i]) TWINMAF_RETURN_IF_ERROR(l.features[i].extractor->finish(index, *terms[i], l.collector));
   return ok_status();
 }
 
 namespace {
 
 struct FrameWork {
-  unsigned index = 0;
-  PicturePtr ref, dis, prev, prev_prev;
-  Session::FrameTermsList terms;
+  FrameSet set;
+  PicturePtr prev, prev_prev;
+  std::vector<Session::FrameTermsList> terms;  // per lane
   Status status;
 };
 
 }  // namespace
 
-Status Session::run_cpu(VideoSource& ref, VideoSource& dis, const RunLimits& limits, int history, RunReport& rep) {
+Status Session::run_cpu(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, int history,
+                        RunReport& rep) {
   const auto t0 = std::chrono::steady_clock::now();
   PicturePool pool(ref.format(), host_allocator());
-  PairReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings);
+  InputReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings);
   PicturePtr prev, prev_prev;
   Status read_error;
   // The next frame's work; null at the end or on a read error.
   auto read_next = [&]() -> std::unique_ptr<FrameWork> {
     auto w = std::make_unique<FrameWork>();
-    auto got = reader.next(&w->ref, &w->dis, &w->index);
+    auto got = reader.next(&w->set);
     if (!got.ok()) read_error = got.status();
     if (!got.ok() || !*got) return nullptr;
     if (history >= 1) w->prev = prev;
     if (history >= 2) w->prev_prev = prev_prev;
     prev_prev = std::move(prev);
-    prev = w->ref;
+    prev = w->set.ref;
     return w;
   };
   auto compute = [&](FrameWork& w) {
-    const FrameInput in{w.index, w.ref.get(), w.dis.get(), w.prev.get(), w.prev_prev.get()};
-    w.status = compute_cpu(in, w.terms);
+    w.terms.resize(lanes_.size());
+    for (unsigned l = 0; l < lanes_.size() && w.status.ok(); ++l) {
+      const FrameInput in{w.set.index, w.set.ref.get(), w.set.dis[l].get(), w.prev.get(), w.prev_prev.get()};
+      w.status = compute_cpu(in, l, &w.terms[0], w.terms[l]);
+    }
   };
   Status first_error;
   auto finish = [&](FrameWork& w) {
     if (!first_error.ok()) return;
-    first_error = w.status.ok() ? finish_frame(w.index, w.terms) : w.status;
+    first_error = w.status;
+    for (unsigned l = 0; l < lanes_.size() && first_error.ok(); ++l)
+      first_error = finish_frame(w.set.index, l, w.terms[l]);
     if (first_error.ok()) ++rep.frames;
   };
-
   if (cfg_.threads == 0) {
     while (auto w = read_next()) {
       compute(*w);

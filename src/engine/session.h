@@ -57,22 +57,31 @@ struct RunReport {
   double loop_seconds = 0;           // first frame read to last frame finished
 };
 
+// A session scores one reference against one or more distorted inputs
+// ("lanes"): the reference is read (and uploaded) once per frame, every lane
+// has its own extractors and collector, and reference-only features (motion)
+// are computed once and finished in every lane.
 class Session {
  public:
-  explicit Session(SessionConfig cfg);
+  explicit Session(SessionConfig cfg, unsigned lanes = 1);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // --feature name=k=v:...: registers the feature called `name`.
+  // --feature name=k=v:...: registers the feature called `name` (every lane).
   Status use_feature(std::string_view name, const OptionDict& opts);
   // A model's feature: registers the feature providing `provided_name`.
   Status use_feature_providing(std::string_view provided_name, const OptionDict& opts);
 
-  Status run(VideoSource& ref, VideoSource& dis, const RunLimits& limits, RunReport* report);
+  // dis.size() must equal lanes().
+  Status run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, RunReport* report);
+  Status run(VideoSource& ref, VideoSource& dis, const RunLimits& limits, RunReport* report) {
+    return run(ref, std::vector<VideoSource*>{&dis}, limits, report);
+  }
 
-  const Collector& collector() const { return collector_; }
-  Collector& collector() { return collector_; }
+  unsigned lanes() const { return static_cast<unsigned>(lanes_.size()); }
+  const Collector& collector(unsigned lane = 0) const { return lanes_[lane].collector; }
+  Collector& collector(unsigned lane = 0) { return lanes_[lane].collector; }
   const SessionConfig& config() const { return cfg_; }
   // Registered features, in registration order.
   struct Registered {
@@ -83,24 +92,33 @@ class Session {
     std::unique_ptr<Twin> twin;  // set when the feature runs on the GPU
     std::string backend = "cpu";
   };
-  const std::vector<Registered>& features() const { return features_; }
-  // One frame's terms, indexed like features(); null: not computed.
-  using FrameTermsList = std::vector<std::unique_ptr<FrameTerms>>;
+  const std::vector<Registered>& features(unsigned lane = 0) const { return lanes_[lane].features; }
+  // One lane's terms for one frame, indexed like features(); null: not
+  // computed. Shared pointers: a reference-only feature's terms are lane 0's.
+  using FrameTermsList = std::vector<std::shared_ptr<FrameTerms>>;
 
  private:
+  struct Lane {
+    std::vector<Registered> features;
+    Collector collector;
+  };
   Status add(const FeatureSpec& spec, const OptionDict& opts);
   // Decides each feature's backend for this format (creates the twins).
   Status assign_backends(const VideoFormat& fmt, std::vector<std::string>* notes);
-  // CPU terms of every CPU-assigned feature active at in.index.
-  Status compute_cpu(const FrameInput& in, FrameTermsList& terms) const;
-  Status finish_frame(unsigned index, const FrameTermsList& terms);
-  Status run_cpu(VideoSource& ref, VideoSource& dis, const RunLimits& limits, int history, RunReport& rep);
-  Status run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& limits, int history, RunReport& rep);
+  // Whether lane `lane` reuses lane 0's terms of feature i.
+  bool shared_with_lane0(unsigned lane, size_t i) const { return lane > 0 && lanes_[0].features[i].spec->reference_only; }
+  // CPU terms of every CPU-assigned feature active at in.index in `lane`
+  // (`lane0`: lane 0's terms of the same frame, for reference-only features).
+  Status compute_cpu(const FrameInput& in, unsigned lane, const FrameTermsList* lane0, FrameTermsList& terms) const;
+  Status finish_frame(unsigned index, unsigned lane, const FrameTermsList& terms);
+  Status run_cpu(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, int history,
+                 RunReport& rep);
+  Status run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, int history,
+                  RunReport& rep);
 
   SessionConfig cfg_;
   std::shared_ptr<gpu::Context> gpu_;
-  std::vector<Registered> features_;
-  Collector collector_;
+  std::vector<Lane> lanes_;
 };
 
 // Checks that two inputs can be compared: same size, layout and depth.

@@ -2,13 +2,16 @@
 //
 // Per frame n, with S ring slots and at most D frames in flight (S = D + 3,
 // so the slots of frames n-1 and n-2 stay resident for temporal twins):
-//   host:  read the pair into pinned pictures (the pool is pinned)
+//   host:  read the reference and every distorted picture into pinned
+//          pictures (the pool is pinned; raw inputs by parallel readers)
 //   copy stream:    wait for the event behind the last kernels that read slot
 //                   n % S (frame n-S+2), then one async copy per plane
-//                   and picture, then record `uploaded`
-//   compute stream: wait `uploaded`, zero the frame's terms block, each twin's
-//                   kernels, one async copy of the terms block to pinned host
-//                   memory, record `done`
+//                   and picture (the reference once, however many distorted
+//                   inputs), then record `uploaded`
+//   compute stream: wait `uploaded`, zero the frame's terms block, each lane's
+//                   twins (a reference-only twin runs in lane 0 only), one
+//                   async copy of the terms block to pinned host memory,
+//                   record `done`
 //   host:  CPU-assigned features compute on the host pictures meanwhile; when
 //          D frames are in flight, the oldest is collected: wait for its
 //          `done` (the only host wait, on a frame D behind), unpack each
@@ -18,7 +21,7 @@
 #include <deque>
 #include <thread>
 
-#include "engine/pair_reader.h"
+#include "engine/input_reader.h"
 #include "engine/session.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device.h"
@@ -40,8 +43,8 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 Status Session::assign_backends(const VideoFormat& fmt, std::vector<std::string>* notes) {
   if (cfg_.backend == Backend::kCpu) return ok_status();
-  const bool any_twin = std::any_of(features_.begin(), features_.end(),
-                                    [](const Registered& r) { return r.spec->cuda != nullptr; });
+  const auto& fs0 = lanes_[0].features;
+  const bool any_twin = std::any_of(fs0.begin(), fs0.end(), [](const Registered& r) { return r.spec->cuda != nullptr; });
   if (!any_twin && cfg_.backend == Backend::kAuto) return ok_status();
   if (!gpu_) {
     auto ctx = gpu::Context::create(cfg_.gpu);
@@ -52,82 +55,97 @@ Status Session::assign_backends(const VideoFormat& fmt, std::vector<std::string>
     gpu_ = std::shared_ptr<gpu::Context>(std::move(*ctx));
   }
   TWINMAF_RETURN_IF_ERROR(gpu_->bind());
-  for (Registered& r : features_) {
-    if (!r.spec->cuda) {
-      if (cfg_.backend == Backend::kCuda)
-        TWINMAF_FAIL(kUnsupported, "--backend cuda: feature {} has no CUDA twin", r.spec->name);
-      continue;
+  for (unsigned l = 0; l < lanes_.size(); ++l) {
+    for (Registered& r : lanes_[l].features) {
+      if (!r.spec->cuda) {
+        if (cfg_.backend == Backend::kCuda)
+          TWINMAF_FAIL(kUnsupported, "--backend cuda: feature {} has no CUDA twin", r.spec->name);
+        continue;
+      }
+      auto twin = r.spec->cuda(r.options, fmt, *gpu_);
+      if (!twin.ok()) {
+        if (cfg_.backend == Backend::kCuda || twin.status().code() != Code::kUnsupported)
+          return Status(twin.status().code(),
+                        fmt::format("--backend {}: {}", cfg_.backend == Backend::kCuda ? "cuda" : "auto",
+                                    twin.status().message()));
+        if (l == 0) notes->push_back(fmt::format("{} runs on the CPU: {}", r.spec->name, twin.status().message()));
+        continue;
+      }
+      r.twin = std::move(*twin);
+      r.backend = "cuda";
     }
-    auto twin = r.spec->cuda(r.options, fmt, *gpu_);
-    if (!twin.ok()) {
-      if (cfg_.backend == Backend::kCuda || twin.status().code() != Code::kUnsupported)
-        return Status(twin.status().code(), fmt::format("--backend {}: {}", cfg_.backend == Backend::kCuda ? "cuda" : "auto",
-                                                        twin.status().message()));
-      notes->push_back(fmt::format("{} runs on the CPU: {}", r.spec->name, twin.status().message()));
-      continue;
-    }
-    r.twin = std::move(*twin);
-    r.backend = "cuda";
   }
   return ok_status();
 }
 
-Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& limits, int history, RunReport& rep) {
+Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
+                         int history, RunReport& rep) {
   TWINMAF_RETURN_IF_ERROR(gpu_->bind());
   const VideoFormat fmt = ref.format();
+  const unsigned lanes = static_cast<unsigned>(lanes_.size());
+  const size_t nf = lanes_[0].features.size();
   rep.device = fmt::format("GPU {}: {}", gpu_->device(), gpu_->info().name);
 
+  // Terms block of a frame: per lane, per twin, aligned; a lane > 0 copy of a
+  // reference-only twin reads lane 0's.
   bool chroma = false;
-  std::vector<std::size_t> offset(features_.size(), 0);
+  std::vector<std::vector<std::size_t>> offset(lanes, std::vector<std::size_t>(nf, 0));
   std::size_t terms_bytes = 0;
-  for (size_t i = 0; i < features_.size(); ++i) {
-    if (!features_[i].twin) continue;
-    chroma = chroma || features_[i].twin->reads_chroma();
-    offset[i] = terms_bytes;
-    terms_bytes += (features_[i].twin->terms_bytes() + kTermsAlign - 1) / kTermsAlign * kTermsAlign;
-  }
+  for (unsigned l = 0; l < lanes; ++l)
+    for (size_t i = 0; i < nf; ++i) {
+      const Registered& r = lanes_[l].features[i];
+      if (!r.twin) continue;
+      chroma = chroma || r.twin->reads_chroma();
+      if (shared_with_lane0(l, i)) {
+        offset[l][i] = offset[0][i];
+        continue;
+      }
+      offset[l][i] = terms_bytes;
+      terms_bytes += (r.twin->terms_bytes() + kTermsAlign - 1) / kTermsAlign * kTermsAlign;
+    }
   const int ring_planes = chroma ? fmt.planes() : 1;
 
   gpu::PinnedAllocator pinned;
   PicturePool pool(fmt, pinned);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const unsigned readers = cfg_.readers ? cfg_.readers : std::clamp(hw - std::min(hw, 2u), 1u, 12u);
-  // Pairs alive at once: the readers' window, the frames in flight, the two
-  // history pictures and the one being read.
-  pool.reserve(2 * (2 * readers + kInFlight + 3));
-  PairReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings, readers);
+  // Pictures alive at once: the readers' window, the frames in flight, the
+  // two history references and the set being read.
+  pool.reserve((1 + lanes) * (2 * readers + kInFlight + 3));
+  InputReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings, readers);
   TWINMAF_ASSIGN_OR_RETURN(gpu::Stream copy, gpu::Stream::create());
   TWINMAF_ASSIGN_OR_RETURN(gpu::Stream compute, gpu::Stream::create());
   const auto copy_s = static_cast<cudaStream_t>(copy.get());
   const auto compute_s = static_cast<cudaStream_t>(compute.get());
 
+  // Twins in enqueue order (lane, feature), for --profile.
+  size_t twins = 0;
+  for (unsigned l = 0; l < lanes; ++l)
+    for (size_t i = 0; i < nf; ++i) twins += lanes_[l].features[i].twin && !shared_with_lane0(l, i);
   struct SlotState {
     gpu::DeviceBuffer terms;
     gpu::PinnedBuffer host_terms;
     gpu::Event uploaded, done;
-    // --profile: upload start/end, per twin end, readback end.
+    // --profile: upload start, upload end, after each twin, readback end.
     std::vector<gpu::Event> marks;
   };
   std::vector<SlotState> slots(kSlots);
-  const size_t twins = static_cast<size_t>(std::count_if(features_.begin(), features_.end(),
-                                                         [](const Registered& r) { return r.twin != nullptr; }));
   for (SlotState& s : slots) {
     TWINMAF_ASSIGN_OR_RETURN(s.terms, gpu::DeviceBuffer::create(terms_bytes));
     TWINMAF_ASSIGN_OR_RETURN(s.host_terms, gpu::PinnedBuffer::create(terms_bytes));
     TWINMAF_ASSIGN_OR_RETURN(s.uploaded, gpu::Event::create(false));
     TWINMAF_ASSIGN_OR_RETURN(s.done, gpu::Event::create(false));
     if (cfg_.profile)
-      for (size_t k = 0; k < twins + 4; ++k) {
+      for (size_t k = 0; k < twins + 3; ++k) {
         TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(true));
         s.marks.push_back(std::move(e));
       }
   }
 
   struct InFlight {
-    unsigned index = 0;
+    FrameSet set;
     int slot = 0;
-    PicturePtr ref, dis;
-    FrameTermsList terms;
+    std::vector<FrameTermsList> terms;  // per lane
     bool gpu = false;
   };
   std::deque<InFlight> inflight;
@@ -135,7 +153,7 @@ Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& li
   PicturePtr prev, prev_prev;  // host copies for CPU-assigned temporal features
   int prev_slot = -1, prev_prev_slot = -1;
 
-  // --profile accumulators (ms summed over frames).
+  // --profile accumulators (ms summed over frames); twin k = k-th enqueued.
   double t_read = 0, t_cpu = 0, t_finish = 0, t_wait = 0, t_upload = 0, t_readback = 0, t_gpu = 0;
   std::vector<double> t_twin(twins, 0.0);
   unsigned gpu_frames = 0;
@@ -162,14 +180,21 @@ Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& li
       }
     }
     const auto t = Clock::now();
-    const bool sampled = f.index % cfg_.subsample == 0;
-    for (size_t i = 0; i < features_.size(); ++i) {
-      const Registered& r = features_[i];
-      if (!r.twin || (!sampled && !r.spec->every_frame)) continue;
-      f.terms[i] = r.extractor->make_terms();
-      r.twin->unpack(s.host_terms.get() + offset[i], *f.terms[i]);
+    const bool sampled = f.set.index % cfg_.subsample == 0;
+    for (unsigned l = 0; l < lanes; ++l) {
+      for (size_t i = 0; i < nf; ++i) {
+        const Registered& r = lanes_[l].features[i];
+        if (!r.twin || (!sampled && !r.spec->every_frame)) continue;
+        if (shared_with_lane0(l, i)) {
+          f.terms[l][i] = f.terms[0][i];
+          continue;
+        }
+        std::shared_ptr<FrameTerms> terms = r.extractor->make_terms();
+        r.twin->unpack(s.host_terms.get() + offset[l][i], *terms);
+        f.terms[l][i] = std::move(terms);
+      }
+      TWINMAF_RETURN_IF_ERROR(finish_frame(f.set.index, l, f.terms[l]));
     }
-    TWINMAF_RETURN_IF_ERROR(finish_frame(f.index, f.terms));
     t_finish += ms_since(t);
     ++rep.frames;
     return ok_status();
@@ -182,46 +207,52 @@ Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& li
     }
     InFlight f;
     auto t = Clock::now();
-    TWINMAF_ASSIGN_OR_RETURN(bool got, reader.next(&f.ref, &f.dis, &f.index));
+    TWINMAF_ASSIGN_OR_RETURN(bool got, reader.next(&f.set));
     t_read += ms_since(t);
     if (!got) break;
+    const unsigned index = f.set.index;
     if (!ring) {
-      TWINMAF_ASSIGN_OR_RETURN(gpu::FrameRing r, gpu::FrameRing::create(*f.ref, ring_planes, kSlots));
+      TWINMAF_ASSIGN_OR_RETURN(gpu::FrameRing r,
+                               gpu::FrameRing::create(*f.set.ref, ring_planes, kSlots, static_cast<int>(1 + lanes)));
       ring.emplace(std::move(r));
     }
-    f.slot = static_cast<int>(f.index % kSlots);
+    f.slot = static_cast<int>(index % kSlots);
     SlotState& s = slots[size_t(f.slot)];
-    const bool sampled = f.index % cfg_.subsample == 0;
-    std::vector<size_t> active;
-    for (size_t i = 0; i < features_.size(); ++i)
-      if (features_[i].twin && (sampled || features_[i].spec->every_frame)) active.push_back(i);
-    f.gpu = !active.empty();
+    const bool sampled = index % cfg_.subsample == 0;
+    const auto active = [&](unsigned l, size_t i) {
+      const Registered& r = lanes_[l].features[i];
+      return r.twin && !shared_with_lane0(l, i) && (sampled || r.spec->every_frame);
+    };
+    for (unsigned l = 0; l < lanes; ++l)
+      for (size_t i = 0; i < nf; ++i) f.gpu = f.gpu || active(l, i);
     if (f.gpu) {
       // Device-side fence: frame n-S+2 is the last reader of this slot (as
       // the history of its successors); the compute stream runs in order.
-      if (f.index >= static_cast<unsigned>(kSlots) - 2) {
-        const int last_reader = static_cast<int>((f.index - (kSlots - 2)) % kSlots);
+      if (index >= static_cast<unsigned>(kSlots) - 2) {
+        const int last_reader = static_cast<int>((index - (kSlots - 2)) % kSlots);
         TWINMAF_CUDA_TRY(cudaStreamWaitEvent(copy_s, static_cast<cudaEvent_t>(slots[size_t(last_reader)].done.get()), 0));
       }
       if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[0].get()), copy_s));
-      TWINMAF_RETURN_IF_ERROR(ring->upload(f.slot, *f.ref, *f.dis, copy_s));
+      TWINMAF_RETURN_IF_ERROR(ring->upload(f.slot, *f.set.ref, f.set.dis, copy_s));
       TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.uploaded.get()), copy_s));
       TWINMAF_CUDA_TRY(cudaStreamWaitEvent(compute_s, static_cast<cudaEvent_t>(s.uploaded.get()), 0));
       if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[1].get()), compute_s));
       TWINMAF_CUDA_TRY(cudaMemsetAsync(s.terms.get(), 0, terms_bytes, compute_s));
-      DeviceFrame frame;
-      frame.index = f.index;
-      frame.ref = ring->ref(f.slot);
-      frame.dis = ring->dis(f.slot);
-      if (prev_slot >= 0 && history >= 1) frame.prev_ref = ring->ref(prev_slot);
-      if (prev_prev_slot >= 0 && history >= 2) frame.prev_prev_ref = ring->ref(prev_prev_slot);
       size_t k = 0;
-      for (size_t i = 0; i < features_.size(); ++i) {
-        if (!features_[i].twin) continue;
-        if (std::find(active.begin(), active.end(), i) != active.end())
-          TWINMAF_RETURN_IF_ERROR(features_[i].twin->enqueue(frame, s.terms.get() + offset[i], compute_s));
-        if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[k + 2].get()), compute_s));
-        ++k;
+      for (unsigned l = 0; l < lanes; ++l) {
+        DeviceFrame frame;
+        frame.index = index;
+        frame.ref = ring->ref(f.slot);
+        frame.dis = ring->dis(f.slot, l);
+        if (prev_slot >= 0 && history >= 1) frame.prev_ref = ring->ref(prev_slot);
+        if (prev_prev_slot >= 0 && history >= 2) frame.prev_prev_ref = ring->ref(prev_prev_slot);
+        for (size_t i = 0; i < nf; ++i) {
+          const Registered& r = lanes_[l].features[i];
+          if (!r.twin || shared_with_lane0(l, i)) continue;
+          if (active(l, i)) TWINMAF_RETURN_IF_ERROR(r.twin->enqueue(frame, s.terms.get() + offset[l][i], compute_s));
+          if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[k + 2].get()), compute_s));
+          ++k;
+        }
       }
       TWINMAF_CUDA_TRY(cudaMemcpyAsync(s.host_terms.get(), s.terms.get(), terms_bytes, cudaMemcpyDeviceToHost, compute_s));
       if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[twins + 2].get()), compute_s));
@@ -231,15 +262,17 @@ Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& li
     TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.done.get()), compute_s));
     // CPU-assigned features run on the host while the device works.
     t = Clock::now();
-    const FrameInput in{f.index, f.ref.get(), f.dis.get(), history >= 1 ? prev.get() : nullptr,
-                        history >= 2 ? prev_prev.get() : nullptr};
-    TWINMAF_RETURN_IF_ERROR(compute_cpu(in, f.terms));
+    f.terms.resize(lanes);
+    for (unsigned l = 0; l < lanes; ++l) {
+      const FrameInput in{index, f.set.ref.get(), f.set.dis[l].get(), history >= 1 ? prev.get() : nullptr,
+                          history >= 2 ? prev_prev.get() : nullptr};
+      TWINMAF_RETURN_IF_ERROR(compute_cpu(in, l, &f.terms[0], f.terms[l]));
+    }
     t_cpu += ms_since(t);
     prev_prev = std::move(prev);
-    prev = f.ref;
-    prev_prev_slot = prev_slot;
+    prev = f.set.ref;
+    prev_prev_slot = f.gpu ? prev_slot : -1;
     prev_slot = f.gpu ? f.slot : -1;
-    if (!f.gpu) prev_prev_slot = -1;
     inflight.push_back(std::move(f));
   }
   while (!inflight.empty()) {
@@ -253,17 +286,23 @@ Status Session::run_cuda(VideoSource& ref, VideoSource& dis, const RunLimits& li
     const double n = rep.frames;
     const double g = gpu_frames ? gpu_frames : 1;
     const double wall = ms_since(wall0);
-    rep.profile.push_back(fmt::format("profile: {} frames, {} ({}x{} {} {}-bit), ring {} slots, {} planes uploaded",
-                                      rep.frames, rep.device, fmt.w, fmt.h, pix_fmt_name(fmt.fmt), fmt.bpc, kSlots,
-                                      ring_planes));
+    rep.profile.push_back(fmt::format("profile: {} frames, {} ({}x{} {} {}-bit), {} distorted input(s), ring {} slots, "
+                                      "{} planes uploaded",
+                                      rep.frames, rep.device, fmt.w, fmt.h, pix_fmt_name(fmt.fmt), fmt.bpc, lanes,
+                                      kSlots, ring_planes));
     rep.profile.push_back(fmt::format("  host read (wait)    {:9.3f} ms/frame ({} reader threads)", t_read / n, readers));
     for (int p = 0; p < ring_planes; ++p)
-      rep.profile.push_back(fmt::format("  upload plane {}      {:9} bytes/frame (ref+dis, one copy each)", p,
-                                        2 * ring->plane_bytes(p)));
+      rep.profile.push_back(fmt::format("  upload plane {}      {:9} bytes/frame ({} pictures, one copy each)", p,
+                                        (1 + lanes) * ring->plane_bytes(p), 1 + lanes));
     rep.profile.push_back(fmt::format("  upload (device)     {:9.3f} ms/frame", t_upload / g));
     size_t k = 0;
-    for (const Registered& r : features_)
-      if (r.twin) rep.profile.push_back(fmt::format("  kernel {:<20} {:9.3f} ms/frame", r.twin->name(), t_twin[k++] / g));
+    for (unsigned l = 0; l < lanes; ++l)
+      for (size_t i = 0; i < nf; ++i) {
+        const Registered& r = lanes_[l].features[i];
+        if (!r.twin || shared_with_lane0(l, i)) continue;
+        const std::string label = lanes > 1 ? fmt::format("{} [{}]", r.twin->name(), l) : r.twin->name();
+        rep.profile.push_back(fmt::format("  kernel {:<24} {:9.3f} ms/frame", label, t_twin[k++] / g));
+      }
     rep.profile.push_back(fmt::format("  readback            {:9.3f} ms/frame ({} bytes)", t_readback / g, terms_bytes));
     rep.profile.push_back(fmt::format("  device total        {:9.3f} ms/frame", t_gpu / g));
     rep.profile.push_back(fmt::format("  host CPU features   {:9.3f} ms/frame", t_cpu / n));

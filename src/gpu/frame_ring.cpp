@@ -4,7 +4,7 @@
 
 namespace twinmaf::gpu {
 
-Result<FrameRing> FrameRing::create(const Picture& layout, int planes, int slots) {
+Result<FrameRing> FrameRing::create(const Picture& layout, int planes, int slots, int pictures) {
   FrameRing r;
   r.planes_ = planes;
   std::size_t total = 0;
@@ -15,9 +15,11 @@ Result<FrameRing> FrameRing::create(const Picture& layout, int planes, int slots
     total = r.offset_[p] + r.bytes_[p];
   }
   for (int s = 0; s < slots; ++s) {
-    Slot slot;
-    TWINMAF_ASSIGN_OR_RETURN(slot.ref, DeviceBuffer::create(total));
-    TWINMAF_ASSIGN_OR_RETURN(slot.dis, DeviceBuffer::create(total));
+    std::vector<DeviceBuffer> slot;
+    for (int k = 0; k < pictures; ++k) {
+      TWINMAF_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::create(total));
+      slot.push_back(std::move(b));
+    }
     r.slots_.push_back(std::move(slot));
   }
   return r;
@@ -32,15 +34,17 @@ DevicePicture FrameRing::view(const DeviceBuffer& b) const {
   return d;
 }
 
-Status FrameRing::upload(int slot, const Picture& ref, const Picture& dis, void* stream) const {
-  const Slot& s = slots_[size_t(slot)];
-  auto st = static_cast<cudaStream_t>(stream);
-  for (const auto& [dev, host] : {std::pair{&s.ref, &ref}, std::pair{&s.dis, &dis}}) {
-    for (int p = 0; p < planes_; ++p) {
-      TWINMAF_CUDA_TRY(cudaMemcpyAsync(dev->get() + offset_[p], host->base() + offset_[p], bytes_[p],
-                                       cudaMemcpyHostToDevice, st));
-    }
-  }
+Status FrameRing::upload_picture(const DeviceBuffer& dev, const Picture& host, void* stream) const {
+  for (int p = 0; p < planes_; ++p)
+    TWINMAF_CUDA_TRY(cudaMemcpyAsync(dev.get() + offset_[p], host.base() + offset_[p], bytes_[p],
+                                     cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream)));
+  return ok_status();
+}
+
+Status FrameRing::upload(int slot, const Picture& ref, const std::vector<PicturePtr>& dis, void* stream) const {
+  const auto& s = slots_[size_t(slot)];
+  TWINMAF_RETURN_IF_ERROR(upload_picture(s[0], ref, stream));
+  for (size_t k = 0; k < dis.size(); ++k) TWINMAF_RETURN_IF_ERROR(upload_picture(s[k + 1], *dis[k], stream));
   return ok_status();
 }
 

@@ -1,5 +1,5 @@
-// The session's frame ring: N device slots, each holding the (ref, dis)
-// pictures of one frame in the host pictures' own layout (same plane offsets
+// The session's frame ring: N device slots, each holding the reference and
+// every distorted picture of one frame in the host pictures' own layout (same plane offsets
 // and strides), so each plane crosses the bus as one contiguous async copy.
 // Chroma is allocated and uploaded only when `planes` is 3.
 //
@@ -19,21 +19,20 @@ namespace twinmaf::gpu {
 
 class FrameRing {
  public:
-  static Result<FrameRing> create(const Picture& layout, int planes, int slots);
+  // `pictures` per slot: the reference and one per distorted input.
+  static Result<FrameRing> create(const Picture& layout, int planes, int slots, int pictures);
   int slots() const { return static_cast<int>(slots_.size()); }
-  DevicePicture ref(int slot) const { return view(slots_[size_t(slot)].ref); }
-  DevicePicture dis(int slot) const { return view(slots_[size_t(slot)].dis); }
-  // One cudaMemcpyAsync per plane and picture on `stream`.
-  Status upload(int slot, const Picture& ref, const Picture& dis, void* stream) const;
+  DevicePicture ref(int slot) const { return view(slots_[size_t(slot)][0]); }
+  DevicePicture dis(int slot, unsigned lane) const { return view(slots_[size_t(slot)][lane + 1]); }
+  // One cudaMemcpyAsync per plane and picture on `stream`: ref, then dis[].
+  Status upload(int slot, const Picture& ref, const std::vector<PicturePtr>& dis, void* stream) const;
   int planes() const { return planes_; }
   std::size_t plane_bytes(int p) const { return bytes_[p]; }
 
  private:
-  struct Slot {
-    DeviceBuffer ref, dis;
-  };
   DevicePicture view(const DeviceBuffer& b) const;
-  std::vector<Slot> slots_;
+  Status upload_picture(const DeviceBuffer& dev, const Picture& host, void* stream) const;
+  std::vector<std::vector<DeviceBuffer>> slots_;
   int planes_ = 1;
   std::size_t offset_[3] = {};
   std::size_t pitch_[3] = {};

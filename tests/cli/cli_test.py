@@ -168,6 +168,25 @@ with tempfile.TemporaryDirectory() as d:
         failures.append("threads 0/1/2/3 outputs differ")
     checks += 1
 
+    # one reference, several encodes: each output equals its own single run
+    dis2 = write(j("dis2.yuv"), noise(fb * 3, 31))
+    dis3 = write(j("dis3.yuv"), noise(fb * 3, 32))
+    feats = ["--feature", "psnr=enable_apsnr=true", "--feature", "motion", "--feature", "psnr_hvs"]
+    expect_ok("three encodes", ["-r", ref, "-d", dis, "-d", dis2, "-d", dis3, *raw, "-n", *feats, "--json",
+                                "-o", j("m1.json"), "-o", j("m2.json"), "-o", j("m3.json"), "--precision", "max"])
+    write(j("list.txt"), f"{dis} {j('l1.json')}\n# comment\n{dis2} {j('l2.json')}\n{dis3} {j('l3.json')}\n".encode())
+    expect_ok("distorted list", ["-r", ref, "--distorted_list", j("list.txt"), *raw, "-n", *feats, "--json",
+                                 "--precision", "max"])
+    for k, encode in enumerate((dis, dis2, dis3), 1):
+        expect_ok(f"single encode {k}", ["-r", ref, "-d", encode, *raw, "-n", *feats, "--json", "-o", j(f"s{k}.json"),
+                                         "--precision", "max"])
+        single = strip(open(j(f"s{k}.json")).read())
+        checks += 1
+        if strip(open(j(f"m{k}.json")).read()) != single or strip(open(j(f"l{k}.json")).read()) != single:
+            failures.append(f"encode {k}: several-encode output differs from its single run")
+    expect_error("outputs per encode", ["-r", ref, "-d", dis, "-d", dis2, *raw, "-n", "--feature", "psnr",
+                                        "-o", j("x.json")], "give one -o per -d")
+
     # odd and tiny sizes: a value or a clear error, never a crash
     for (tw, th, fmt) in [(1, 1, "420"), (1, 1, "444"), (2, 1, "422"), (3, 3, "420"), (17, 9, "420"), (5, 7, "422")]:
         cw = tw if fmt == "444" else (tw + 1) // 2

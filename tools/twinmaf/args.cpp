@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 #include <cerrno>
+#include <fstream>
+#include <sstream>
 
 namespace {
 
@@ -83,19 +85,21 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
 
     ScoreJob& job = out.job;
     std::string w, h, pix, bpc, threads, subsample, cpumask, gpumask, frame_cnt, skip_ref, skip_dis;
-    std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers;
+    std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers, dis_list;
     std::vector<std::string> features, models;
     bool xml = false, json = false, csv = false, sub = false, version = false;  // NOLINT: bound to flags
 
     app.add_option("-r,--reference", job.ref_path, "reference video (.y4m, .yuv, or a container)");
-    app.add_option("-d,--distorted", job.dis_path, "distorted video");
+    app.add_option("-d,--distorted", job.dis_paths, "distorted video (repeat: several encodes of one reference)");
     app.add_option("-w,--width", w, "raw input width");
     app.add_option("-h,--height", h, "raw input height");
     app.add_option("-p,--pixel_format", pix, "raw input layout: 420, 422, 444 (or 400)");
     app.add_option("-b,--bitdepth", bpc, "raw input bit depth: 8..16");
     app.add_option("-m,--model", models, "model: version=...|path=...[:name=...:disable_clip:enable_transform:extractor.option=value]");
     app.add_option("--feature", features, "feature: name[=option=value:option=value...]");
-    app.add_option("-o,--output", job.output_path, "result file");
+    app.add_option("-o,--output", job.output_paths, "result file (one per -d)");
+    app.add_option("--distorted_list", dis_list,
+                   "file of distorted inputs, one per line: PATH [OUTPUT]; adds to -d/-o");
     app.add_flag("--xml", xml, "XML result file (default)");
     app.add_flag("--json", json, "JSON result file");
     app.add_flag("--csv", csv, "CSV result file");
@@ -136,7 +140,28 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       return out;
     }
     if (job.ref_path.empty()) fail("the reference (-r/--reference) is required");
-    if (job.dis_path.empty()) fail("the distorted video (-d/--distorted) is required");
+    if (!dis_list.empty()) {
+      std::ifstream in(dis_list);
+      if (!in) fail("--distorted_list: cannot read " + dis_list);
+      std::string line;
+      int n = 0;
+      bool outputs = false;
+      while (std::getline(in, line)) {
+        std::istringstream ss(line);
+        std::string path, output;
+        if (!(ss >> path) || path[0] == '#') continue;
+        ss >> output;
+        if (n++ == 0) outputs = !output.empty();
+        if (outputs != !output.empty())
+          fail("--distorted_list " + dis_list + ": give an output on every line or on none");
+        job.dis_paths.push_back(path);
+        if (!output.empty()) job.output_paths.push_back(output);
+      }
+    }
+    if (job.dis_paths.empty()) fail("the distorted video (-d/--distorted) is required");
+    if (!job.output_paths.empty() && job.output_paths.size() != job.dis_paths.size())
+      fail(std::to_string(job.dis_paths.size()) + " distorted inputs but " + std::to_string(job.output_paths.size()) +
+           " outputs: give one -o per -d (or none)");
 
     const bool raw = !w.empty() || !h.empty() || !pix.empty() || !bpc.empty();
     if (raw) {

@@ -32,7 +32,11 @@ int main(int argc, char** argv) {
     return st.exit_code();
   }
   if (!req->quiet) {
-    for (const auto& s : result.scores) std::printf("%s\n", s.text.c_str());
+    for (const auto& lane : result.lanes) {
+      const bool several = result.lanes.size() > 1;
+      if (several) std::printf("%s\n", lane.dis_path.c_str());
+      for (const auto& s : lane.scores) std::printf("%s%s\n", several ? "  " : "", s.text.c_str());
+    }
     std::fprintf(stderr, "%u frames, %.2f fps\n", result.report.frames,
                  result.seconds > 0 ? result.report.frames / result.seconds : 0.0);
   }

@@ -1,4 +1,4 @@
-#include "engine/pair_reader.h"
+#include "engine/input_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ namespace twinmaf {
 namespace {
 
 struct Files {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "twinmaf_pair_reader_test";
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "twinmaf_input_reader_test";
   Files() { std::filesystem::create_directories(dir); }
   ~Files() { std::filesystem::remove_all(dir); }
   std::string write(const std::string& name, const std::vector<uint8_t>& bytes) {
@@ -36,18 +36,20 @@ Outcome read_all(const std::string& ref, const std::string& dis, const RawParams
   auto d = open_source(dis, p);
   EXPECT_TRUE(r.ok() && d.ok());
   PicturePool pool((*r)->format(), host_allocator());
-  PairReader reader(**r, **d, frame_cnt, pool, &o.warnings, threads);
+  InputReader reader(**r, {d->get()}, frame_cnt, pool, &o.warnings, threads);
   for (;;) {
-    PicturePtr a, b;
-    unsigned i = 0;
-    auto got = reader.next(&a, &b, &i);
+    FrameSet set;
+    auto got = reader.next(&set);
+    const unsigned i = set.index;
+    const Picture* a = set.ref.get();
+    const Picture* b = set.dis.empty() ? nullptr : set.dis[0].get();
     if (!got.ok()) {
       o.error = got.status().message();
       break;
     }
     if (!*got) break;
     EXPECT_EQ(2 * size_t(i), o.frames.size());
-    for (const Picture* pic : {a.get(), b.get()}) {
+    for (const Picture* pic : {a, b}) {
       const PlaneView v = pic->plane(0);
       std::vector<uint8_t> bytes;
       for (int y = 0; y < v.h; ++y) bytes.insert(bytes.end(), v.row<uint8_t>(y), v.row<uint8_t>(y) + v.w);
@@ -57,7 +59,7 @@ Outcome read_all(const std::string& ref, const std::string& dis, const RawParams
   return o;
 }
 
-TEST(PairReader, ParallelReadsEqualSequential) {
+TEST(InputReader, ParallelReadsEqualSequential) {
   Files f;
   test::NoiseClipSpec spec{37, 21, PixFmt::k420, 8, 23, 5};
   std::vector<uint8_t> ref, dis;

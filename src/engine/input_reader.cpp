@@ -1,0 +1,115 @@
+#include "engine/input_reader.h"
+
+#include <algorithm>
+
+namespace twinmaf {
+
+InputReader::InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsigned frame_cnt, PicturePool& pool,
+                         std::vector<std::string>* warnings, unsigned threads)
+    : frame_cnt_(frame_cnt), pool_(pool), warnings_(warnings) {
+  sources_.push_back(&ref);
+  sources_.insert(sources_.end(), dis.begin(), dis.end());
+  const bool random = std::all_of(sources_.begin(), sources_.end(), [](VideoSource* s) { return s->random_access(); });
+  if (threads > 1 && random) {
+    window_ = 2 * threads;
+    for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this] { worker(); });
+  }
+}
+
+InputReader::~InputReader() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  space_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+InputReader::Read InputReader::read_set(unsigned i, bool sequential) {
+  Read r;
+  r.set.index = i;
+  for (size_t k = 0; k < sources_.size(); ++k) {
+    PicturePtr pic = pool_.acquire();
+    r.got.push_back(sequential ? sources_[k]->read(*pic) : sources_[k]->read_frame(i, *pic));
+    if (k == 0) r.set.ref = std::move(pic);
+    else r.set.dis.push_back(std::move(pic));
+  }
+  return r;
+}
+
+void InputReader::worker() {
+  for (;;) {
+    unsigned i;
+    {
+      std::unique_lock lock(mutex_);
+      space_.wait(lock, [&] { return stop_ || claimed_ < next_ + window_; });
+      if (stop_) return;
+      i = claimed_++;
+    }
+    Read r;
+    if (frame_cnt_ && i >= frame_cnt_) {
+      r.got.assign(sources_.size(), Result<bool>(false));  // past --frame_cnt: the end
+    } else {
+      r = read_set(i, false);
+    }
+    const bool last = std::any_of(r.got.begin(), r.got.end(), [](const Result<bool>& g) { return !g.ok() || !*g; });
+    {
+      std::lock_guard lock(mutex_);
+      ready_.emplace(i, std::move(r));
+    }
+    produced_.notify_all();
+    if (last) return;  // later indices are past the end too
+  }
+}
+
+Result<bool> InputReader::deliver(Read& r, FrameSet* out) {
+  done_ = true;
+  for (const Result<bool>& g : r.got)
+    if (!g.ok()) return g.status();
+  const auto ended = [&](size_t k) { return !*r.got[k]; };
+  size_t n_ended = 0;
+  for (size_t k = 0; k < r.got.size(); ++k) n_ended += ended(k);
+  if (n_ended) {
+    if (n_ended < r.got.size()) {
+      const VideoSource* other = nullptr;
+      for (size_t k = 0; k < r.got.size() && !other; ++k)
+        if (!ended(k)) other = sources_[k];
+      for (size_t k = 0; k < r.got.size(); ++k)
+        if (ended(k))
+          warnings_->push_back(fmt::format("\"{}\" ended before \"{}\"; scored the first {} frames",
+                                           sources_[k]->path(), other->path(), next_));
+    }
+    return false;
+  }
+  done_ = false;
+  *out = std::move(r.set);
+  out->index = next_;
+  return true;
+}
+
+Result<bool> InputReader::next(FrameSet* out) {
+  if (done_ || (frame_cnt_ && next_ >= frame_cnt_)) return false;
+  if (workers_.empty()) {
+    Read r = read_set(next_, true);
+    TWINMAF_ASSIGN_OR_RETURN(bool got, deliver(r, out));
+    if (got) ++next_;
+    return got;
+  }
+  Read r;
+  {
+    std::unique_lock lock(mutex_);
+    produced_.wait(lock, [&] { return ready_.count(next_) > 0; });
+    auto it = ready_.find(next_);
+    r = std::move(it->second);
+    ready_.erase(it);
+  }
+  auto got = deliver(r, out);
+  if (got.ok() && *got) {
+    std::lock_guard lock(mutex_);
+    ++next_;
+  }
+  space_.notify_all();
+  return got;
+}
+
+}  // namespace twinmaf

@@ -1,0 +1,68 @@
+// Reads a reference and its distorted inputs in lockstep into pictures of a
+// pool, applying --frame_cnt. An input ending before another ends the run
+// with libvmaf's warning; read errors end it with the error.
+//
+// With threads > 1 and random-access sources only (raw YUV), `threads`
+// workers read frames ahead in parallel (positional reads, at most
+// 2 * threads frames ahead of the consumer) and next() hands them out in
+// index order: the same frames, warnings and errors as the sequential
+// reader, sooner.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "core/picture.h"
+#include "io/source.h"
+
+namespace twinmaf {
+
+struct FrameSet {
+  unsigned index = 0;
+  PicturePtr ref;
+  std::vector<PicturePtr> dis;  // one per distorted input
+};
+
+class InputReader {
+ public:
+  InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsigned frame_cnt, PicturePool& pool,
+              std::vector<std::string>* warnings, unsigned threads = 1);
+  ~InputReader();
+  InputReader(const InputReader&) = delete;
+  InputReader& operator=(const InputReader&) = delete;
+
+  // The next frame set; false at the end.
+  Result<bool> next(FrameSet* out);
+
+ private:
+  struct Read {
+    FrameSet set;
+    std::vector<Result<bool>> got;  // ref first, then each distorted input
+  };
+  Read read_set(unsigned i, bool sequential);
+  Result<bool> deliver(Read& r, FrameSet* out);
+  void worker();
+
+  std::vector<VideoSource*> sources_;  // ref, then the distorted inputs
+  unsigned frame_cnt_;
+  PicturePool& pool_;
+  std::vector<std::string>* warnings_;
+  unsigned next_ = 0;
+  bool done_ = false;
+
+  // Parallel mode.
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable produced_, space_;
+  std::map<unsigned, Read> ready_;
+  unsigned claimed_ = 0;
+  unsigned window_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace twinmaf
