@@ -212,6 +212,7 @@ const FeatureSpec& motion_feature_spec() {
       // Static: frame i-2 is read only with motion_five_frame_window.
       .history = 2,
       .every_frame = true,
+      .reference_only = true,
       .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(std::make_unique<Motion>("motion", kMotionNames, o));
       },
@@ -229,6 +230,7 @@ const FeatureSpec& motion_v2_feature_spec() {
       .provided = {kMotionV2Names.sad, kMotionV2Names.motion2, kMotionV2Names.motion3},
       .history = 2,
       .every_frame = true,
+      .reference_only = true,
       .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(
             std::make_unique<Motion>("motion_v2", kMotionV2Names, o));
