@@ -8,6 +8,12 @@
 //     prints frames/s and GB/s per thread count. Halve the frame rate for
 //     (ref, dis) pairs.
 //
+//   twinmaf_gpu_bench ceiling_upload FILE FRAME_BYTES READ_BYTES [THREADS...]
+//     The same reads, each followed by its upload to the device (one async
+//     copy per frame, double-buffered per thread): the ceiling for bytes that
+//     must also cross PCIe, which share the host's memory bandwidth with the
+//     reads.
+//
 //   twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES FEATURE[=opts] [FEATURE...]
 //     Kernel throughput with the inputs already on the device: 8 distinct
 //     (ref, dis) pairs are uploaded once, then FRAMES frames cycle through them
@@ -39,7 +45,7 @@ int fail(const std::string& m) {
   return 2;
 }
 
-int ceiling(const std::string& path, size_t frame_stride, size_t frame_bytes, std::vector<int> threads) {
+int ceiling(const std::string& path, size_t frame_stride, size_t frame_bytes, std::vector<int> threads, bool upload) {
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) return fail("cannot open " + path);
   const off_t size = ::lseek(fd, 0, SEEK_END);
@@ -48,10 +54,21 @@ int ceiling(const std::string& path, size_t frame_stride, size_t frame_bytes, st
   if (threads.empty()) threads = {1, 2, 4, 8, 12, 16};
   for (int t : threads) {
     std::vector<gpu::PinnedBuffer> bufs;
-    for (int i = 0; i < t; ++i) {
+    std::vector<gpu::DeviceBuffer> dev;
+    std::vector<gpu::Stream> streams;
+    for (int i = 0; i < 2 * t; ++i) {
       auto b = gpu::PinnedBuffer::create(frame_bytes);
       if (!b.ok()) return fail(b.status().message());
       bufs.push_back(std::move(*b));
+      if (!upload) continue;
+      auto d = gpu::DeviceBuffer::create(frame_bytes);
+      if (!d.ok()) return fail(d.status().message());
+      dev.push_back(std::move(*d));
+      if (i < t) {
+        auto st = gpu::Stream::create();
+        if (!st.ok()) return fail(st.status().message());
+        streams.push_back(std::move(*st));
+      }
     }
     for (int pass = 0; pass < 2; ++pass) {  // pass 0 warms the page cache
       std::atomic<size_t> next{0};
@@ -59,21 +76,37 @@ int ceiling(const std::string& path, size_t frame_stride, size_t frame_bytes, st
       std::vector<std::thread> pool;
       for (int i = 0; i < t; ++i)
         pool.emplace_back([&, i] {
-          for (size_t f; (f = next.fetch_add(1)) < frames;) {
+          unsigned k = 0;
+          cudaEvent_t ev[2] = {nullptr, nullptr};
+          if (upload)
+            for (auto& e : ev) cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+          for (size_t f; (f = next.fetch_add(1)) < frames; k ^= 1) {
+            const size_t b = size_t(2 * i) + k;
+            if (upload) cudaEventSynchronize(ev[k]);  // this buffer's previous upload
             size_t done = 0;
             while (done < frame_bytes) {
-              const ssize_t r = ::pread(fd, bufs[size_t(i)].get() + done, frame_bytes - done,
+              const ssize_t r = ::pread(fd, bufs[b].get() + done, frame_bytes - done,
                                         static_cast<off_t>(f * frame_stride + done));
               if (r <= 0) break;
               done += static_cast<size_t>(r);
             }
+            if (!upload) continue;
+            const auto st = static_cast<cudaStream_t>(streams[size_t(i)].get());
+            cudaMemcpyAsync(dev[b].get(), bufs[b].get(), frame_bytes, cudaMemcpyHostToDevice, st);
+            cudaEventRecord(ev[k], st);
           }
+          if (upload)
+            for (auto& e : ev) {
+              cudaEventSynchronize(e);
+              cudaEventDestroy(e);
+            }
         });
       for (auto& th : pool) th.join();
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (pass == 1)
-        std::printf("ceiling: %2d threads: %8.1f frames/s  %6.2f GB/s  (%zu frames of %zu bytes)\n", t, frames / s,
-                    frames * double(frame_bytes) / s / 1e9, frames, frame_bytes);
+        std::printf("%s: %2d threads: %8.1f frames/s  %6.2f GB/s  (%zu frames of %zu bytes)\n",
+                    upload ? "ceiling_upload" : "ceiling", t, frames / s, frames * double(frame_bytes) / s / 1e9,
+                    frames, frame_bytes);
     }
   }
   ::close(fd);
@@ -171,10 +204,10 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
 
 int main(int argc, char** argv) {
   const std::vector<std::string> a(argv + 1, argv + argc);
-  if (a.size() >= 4 && a[0] == "ceiling") {
+  if (a.size() >= 4 && (a[0] == "ceiling" || a[0] == "ceiling_upload")) {
     std::vector<int> threads;
     for (size_t i = 4; i < a.size(); ++i) threads.push_back(std::atoi(a[i].c_str()));
-    return ceiling(a[1], std::stoull(a[2]), std::stoull(a[3]), threads);
+    return ceiling(a[1], std::stoull(a[2]), std::stoull(a[3]), threads, a[0] == "ceiling_upload");
   }
   if (a.size() >= 7 && a[0] == "resident") {
     const PixFmt fmt = a[3] == "420" ? PixFmt::k420 : a[3] == "422" ? PixFmt::k422 : a[3] == "444" ? PixFmt::k444 : PixFmt::k400;
@@ -183,7 +216,7 @@ int main(int argc, char** argv) {
     return st.ok() ? 0 : fail(st.message());
   }
   std::fprintf(stderr,
-               "usage: twinmaf_gpu_bench ceiling FILE FRAME_BYTES READ_BYTES [THREADS...]\n"
+               "usage: twinmaf_gpu_bench ceiling|ceiling_upload FILE FRAME_BYTES READ_BYTES [THREADS...]\n"
                "       twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES FEATURE[=opts]...\n");
   return 2;
 }
