@@ -232,6 +232,9 @@ const FeatureSpec& psnr_hvs_feature_spec() {
       .create = [](const Options&) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(std::make_unique<PsnrHvs>());
       },
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_psnr_hvs_twin,
+#endif
   };
   return spec;
 }

@@ -43,9 +43,9 @@
 // with libvmaf's operand order, compiled without FMA contraction.
 //
 // Terms and finish: the split and why it is exact.
-// libvmaf's ret is ONE running float sum over 64 * blocks terms, so neither a
-// tree nor per-block float partial sums reproduce it: each rounding depends
-// on the running value. But every term depends only on its own block. So:
+// libvmaf's ret is ONE running float sum over 64 * blocks terms, so no
+// reduction of float partial sums (a tree, per-block sums) reproduces it:
+// each rounding depends on the running value. But every term depends only on its own block. So:
 //   PsnrHvsTerms (per plane) = the block count and the sequence of the block
 //     terms term_k in libvmaf's order (blocks raster, coefficients raster),
 //     where terms equal to +0 may be left out: every term is >= +0 and
@@ -56,16 +56,24 @@
 //     (psnr_hvs_ordered_sum), the two float divisions, log10 and the combined
 //     score. It is the only code that touches the running sum, shared by every
 //     backend, so the ordered part cannot diverge between CPU and a twin.
-// The kernel side is embarrassingly parallel over blocks: a GPU twin runs
-// psnr_hvs_block_terms_ref as is, one thread per 8x8 block (its float
-// chains, the 64-term variances and 63-term energies, are sequential inside
-// a block; only the integer DCT could be shared among threads), and sends
-// back the terms in order: 64 floats per block (16 MB per 1080p 4:2:0 frame),
-// or, after an order-preserving compaction of the +0 terms (a per-block
-// nonzero count and an exclusive scan for the output offsets), 4 bytes per
-// nonzero term (about 3.6 MB per 1080p frame of real content). Nothing
-// smaller is possible without the running value: how a term rounds depends
-// on the binade of r, which only the ordered pass knows.
+// The kernel side is embarrassingly parallel over blocks: one block's terms
+// depend on its 128 samples only (psnr_hvs_math.h's block kernel, shared by
+// the CPU lanes and a GPU thread per block).
+//
+// The CUDA twin (psnr_hvs.cu, psnr_hvs_cuda.cpp) does not send terms back:
+// sending them would cost up to 64 floats per block (65 MB per 4K 4:2:0
+// frame of noise, 6-16 MB of real content even after dropping the +0 ones)
+// and a host finish of milliseconds. It computes ret itself, exactly, on the
+// device: psnr_hvs_math.h part 2 builds a tree of integer "binade steps" over
+// the blocks' terms (what each run of terms adds to r, in ulps, for each of
+// the 24 binades of r where it can add something, exact in integers) and
+// walks it in libvmaf's order, adding whole runs as integer steps and only
+// the terms where r changes binade as floats. That value is the plain loop's
+// bit for bit (proof sketch in psnr_hvs_math.h; psnr_hvs_tree_sum below is
+// its host model, tested against the plain loop). The twin's PsnrHvsTerms
+// hold, per plane, the block count and the single term ret, whose ordered
+// sum from +0 is ret itself: finish() is unchanged and shared. What crosses
+// the bus is 12 bytes per frame.
 //
 // Fast exact ordered sum (psnr_hvs_ordered_sum): while r lies in one binade
 // [2^E, 2^(E+1)) (ulp u = 2^(E-23)), adding t >= 0 gives exactly
@@ -90,16 +98,9 @@
 
 #include "core/picture.h"
 #include "engine/extractor.h"
+#include "features/psnr_hvs/psnr_hvs_math.h"
 
 namespace twinmaf {
-
-inline constexpr int kPsnrHvsBlock = 8;
-inline constexpr int kPsnrHvsStep = 7;
-
-// Number of 8x8 blocks along a dimension of n samples (0 for n < 8).
-inline int psnr_hvs_blocks_1d(int n) {
-  return n < kPsnrHvsBlock ? 0 : (n - kPsnrHvsBlock) / kPsnrHvsStep + 1;
-}
 
 // Per-plane tables, row-major 8x8 (k = 8 * vertical frequency + horizontal).
 // Built once on the host (a GPU twin uploads them; it never recomputes them).
@@ -143,6 +144,21 @@ struct PsnrHvsScores {
 };
 PsnrHvsScores psnr_hvs_scores(const PsnrHvsTerms& terms, int bpc);
 
+// Host model of the twin's reduction: the tree of psnr_hvs_math.h over the
+// terms (padded with +0 to whole 64-term leaves), walked sequentially. Equal
+// to psnr_hvs_ordered_sum_naive for every input (NaN payloads aside).
+struct PsnrHvsHostTree {
+  std::vector<float> terms;
+  std::vector<uint32_t> info[kPsnrHvsMaxLevels];
+  std::vector<PsnrHvsSteps> steps[kPsnrHvsMaxLevels];
+  PsnrHvsTree tree;  // views of the vectors above
+};
+void psnr_hvs_build_tree(std::span<const float> terms, PsnrHvsHostTree& out);
+float psnr_hvs_tree_sum(std::span<const float> terms);
+
 const FeatureSpec& psnr_hvs_feature_spec();
+
+// CUDA twin (psnr_hvs.cu, psnr_hvs_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_psnr_hvs_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
 
 }  // namespace twinmaf
