@@ -33,6 +33,7 @@ if [[ -n $data && -d $data ]]; then
   add k444 kleiber_576x324_444p8_48f.yuv kleiber_576x324_444p8_48f__x264crf28.yuv 576 324 444 8 4 559872
   add s420 synth_576x324_420p8_48f.yuv synth_576x324_420p8_48f__x264crf45.yuv 576 324 420 8 6 279936
 fi
+cp scripts/device_gen.py scripts/device_measure.sh .device/
 cat > .device/run.sh <<'EOS'
 #!/bin/bash
 here=$(cd "$(dirname "$0")" && pwd)
