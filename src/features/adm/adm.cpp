@@ -63,6 +63,99 @@ struct AdmOptions {
   double min_val;
 };
 
+// finish() constants, per scale.
+struct AdmFinishConsts {
+  float rf[4][3] = {};      // CSF factors (h, v, d)
+  double den_div[4] = {};   // 2^(den exponent), libvmaf's pow(2, ...) in double
+  double num_div0[3] = {};  // scale 0: 2^(52|52|57 - shifts), double
+  float num_div[4] = {};    // scales 1-3: (float)2^({45,39,36} - shifts)
+};
+
+// Per-session constants from the options and the format: the kernels'
+// parameters (shared with the CUDA twin) and finish()'s divisors.
+void make_setup(const AdmOptions& opt, const VideoFormat& fmt, AdmKernelParams& kp,
+                AdmFinishConsts& fc) {
+  kp.bpc = fmt.bpc;
+  kp.skip_scale0 = opt.skip_scale0;
+  kp.skip_aim = opt.skip_aim;
+  kp.enhn_gain_limit = opt.enhn_gain_limit;
+  kp.cos_1deg_sq = static_cast<float>(std::cos(1.0 * kPi / 180.0) * std::cos(1.0 * kPi / 180.0));
+
+  int in_w = fmt.w;
+  int in_h = fmt.h;
+  for (int s = 0; s < 4; ++s) {
+    AdmScaleParams& sp = kp.scale[s];
+    sp.in_w = in_w;
+    sp.in_h = in_h;
+    sp.w = (in_w + 1) / 2;
+    sp.h = (in_h + 1) / 2;
+    in_w = sp.w;
+    in_h = sp.h;
+    // Region: libvmaf's int conversion of w*0.1 - 0.5 (truncation; >= 0 here).
+    const int left = static_cast<int>(sp.w * 0.1 - 0.5);
+    const int top = static_cast<int>(sp.h * 0.1 - 0.5);
+    sp.cm = AdmRegion{top, sp.h - top, left, sp.w - left};
+
+    const std::array<float, 2> f =
+        adm_csf_factors(opt.csf_mode, s, opt.norm_view_dist, opt.ref_display_height,
+                        opt.csf_scale, opt.csf_diag_scale);
+    fc.rf[s][0] = f[0];
+    fc.rf[s][1] = f[0];
+    fc.rf[s][2] = f[1];
+
+    const int rw = sp.cm.right - sp.cm.left;
+    const int rh = sp.cm.bottom - sp.cm.top;
+    if (s == 0) {
+      const bool watson_default =
+          std::fabs(opt.norm_view_dist * opt.ref_display_height - 3.0 * 1080) < 1.0e-8 &&
+          opt.csf_mode == AdmCsfMode::kWatson97;
+      if (watson_default) {
+        sp.rfactor[0] = 36453;
+        sp.rfactor[1] = 36453;
+        sp.rfactor[2] = 49417;
+      } else {
+        sp.rfactor[0] = x86_double_to_u16(fc.rf[s][0] * std::pow(2.0, 21.0));
+        sp.rfactor[1] = x86_double_to_u16(fc.rf[s][1] * std::pow(2.0, 21.0));
+        sp.rfactor[2] = x86_double_to_u16(fc.rf[s][2] * std::pow(2.0, 23.0));
+      }
+      // Masking: cube shifts from the band width (minus 4 for h/v, 3 for d),
+      // rows from the band height; sizes >= kAdmMinSize make all of them >= 1.
+      const int xh = static_cast<int>(std::ceil(std::log2(sp.w) - 4));
+      const int xd = static_cast<int>(std::ceil(std::log2(sp.w) - 3));
+      sp.cm_cube_shift[0] = xh;
+      sp.cm_cube_shift[1] = xh;
+      sp.cm_cube_shift[2] = xd;
+      sp.cm_row_shift = ceil_log2(sp.h);
+      const uint32_t ur = static_cast<uint32_t>(sp.cm_row_shift);
+      fc.num_div0[0] = std::pow(2.0, static_cast<double>(52u - static_cast<uint32_t>(xh) - ur));
+      fc.num_div0[1] = fc.num_div0[0];
+      fc.num_div0[2] = std::pow(2.0, static_cast<double>(57u - static_cast<uint32_t>(xd) - ur));
+      // Denominator: one row shift from the region area, >= 0.
+      int sa = static_cast<int>(std::ceil(std::log2(static_cast<double>(rh * rw)) - 20));
+      sa = sa > 0 ? sa : 0;
+      sp.den_row_shift = sa;
+      sp.den_cube_shift = 0;
+      fc.den_div[s] = std::pow(2.0, static_cast<double>(18 - sa));
+    } else {
+      for (int b = 0; b < 3; ++b)
+        sp.rfactor[b] = x86_double_to_u32(fc.rf[s][b] * std::pow(2.0, 32.0));
+      const int cub = ceil_log2(sp.w);
+      sp.cm_cube_shift[0] = sp.cm_cube_shift[1] = sp.cm_cube_shift[2] = cub;
+      sp.cm_row_shift = ceil_log2(sp.h);
+      constexpr uint32_t kNumExp[4] = {0, 45, 39, 36};
+      fc.num_div[s] = static_cast<float>(std::pow(
+          2.0, static_cast<double>(kNumExp[s] - static_cast<uint32_t>(cub) -
+                                   static_cast<uint32_t>(sp.cm_row_shift))));
+      sp.den_cube_shift = ceil_log2(rw);
+      sp.den_row_shift = ceil_log2(rh);
+      constexpr uint32_t kDenExp[4] = {0, 32, 27, 23};
+      fc.den_div[s] = std::pow(2.0, static_cast<double>(kDenExp[s] -
+                                                      static_cast<uint32_t>(sp.den_row_shift) -
+                                                      static_cast<uint32_t>(sp.den_cube_shift)));
+    }
+  }
+}
+
 class Adm final : public Extractor {
  public:
   Adm(const Options& o, const AdmOptions& opt) : opt_(opt) {
@@ -78,7 +171,7 @@ class Adm final : public Extractor {
                    "band samples at scale 3; libvmaf reads out of bounds or crashes below)",
                    fmt.w, fmt.h, kAdmMinSize, kAdmMinSize);
     fmt_ = fmt;
-    make_params();
+    make_setup(opt_, fmt_, kp_, fc_);
     return ok_status();
   }
 
@@ -93,100 +186,12 @@ class Adm final : public Extractor {
   Status finish(unsigned index, const FrameTerms& terms, Collector& out) override;
 
  private:
-  void make_params();
-
   AdmOptions opt_;
   std::string names_[kNumProvided];
   VideoFormat fmt_;
   AdmKernelParams kp_;
-  // finish() constants, per scale.
-  float rf_[4][3] = {};        // CSF factors (h, v, d)
-  double den_div_[4] = {};     // 2^(den exponent), libvmaf's pow(2, ...) in double
-  double num_div0_[3] = {};    // scale 0: 2^(52|52|57 - shifts), double
-  float num_div_[4] = {};      // scales 1-3: (float)2^({45,39,36} - shifts)
+  AdmFinishConsts fc_;
 };
-
-void Adm::make_params() {
-  kp_.bpc = fmt_.bpc;
-  kp_.skip_scale0 = opt_.skip_scale0;
-  kp_.skip_aim = opt_.skip_aim;
-  kp_.enhn_gain_limit = opt_.enhn_gain_limit;
-  kp_.cos_1deg_sq = static_cast<float>(std::cos(1.0 * kPi / 180.0) * std::cos(1.0 * kPi / 180.0));
-
-  int in_w = fmt_.w;
-  int in_h = fmt_.h;
-  for (int s = 0; s < 4; ++s) {
-    AdmScaleParams& sp = kp_.scale[s];
-    sp.in_w = in_w;
-    sp.in_h = in_h;
-    sp.w = (in_w + 1) / 2;
-    sp.h = (in_h + 1) / 2;
-    in_w = sp.w;
-    in_h = sp.h;
-    // Region: libvmaf's int conversion of w*0.1 - 0.5 (truncation; >= 0 here).
-    const int left = static_cast<int>(sp.w * 0.1 - 0.5);
-    const int top = static_cast<int>(sp.h * 0.1 - 0.5);
-    sp.cm = AdmRegion{top, sp.h - top, left, sp.w - left};
-
-    const std::array<float, 2> f =
-        adm_csf_factors(opt_.csf_mode, s, opt_.norm_view_dist, opt_.ref_display_height,
-                        opt_.csf_scale, opt_.csf_diag_scale);
-    rf_[s][0] = f[0];
-    rf_[s][1] = f[0];
-    rf_[s][2] = f[1];
-
-    const int rw = sp.cm.right - sp.cm.left;
-    const int rh = sp.cm.bottom - sp.cm.top;
-    if (s == 0) {
-      const bool watson_default =
-          std::fabs(opt_.norm_view_dist * opt_.ref_display_height - 3.0 * 1080) < 1.0e-8 &&
-          opt_.csf_mode == AdmCsfMode::kWatson97;
-      if (watson_default) {
-        sp.rfactor[0] = 36453;
-        sp.rfactor[1] = 36453;
-        sp.rfactor[2] = 49417;
-      } else {
-        sp.rfactor[0] = x86_double_to_u16(rf_[s][0] * std::pow(2.0, 21.0));
-        sp.rfactor[1] = x86_double_to_u16(rf_[s][1] * std::pow(2.0, 21.0));
-        sp.rfactor[2] = x86_double_to_u16(rf_[s][2] * std::pow(2.0, 23.0));
-      }
-      // Masking: cube shifts from the band width (minus 4 for h/v, 3 for d),
-      // rows from the band height; sizes >= kAdmMinSize make all of them >= 1.
-      const int xh = static_cast<int>(std::ceil(std::log2(sp.w) - 4));
-      const int xd = static_cast<int>(std::ceil(std::log2(sp.w) - 3));
-      sp.cm_cube_shift[0] = xh;
-      sp.cm_cube_shift[1] = xh;
-      sp.cm_cube_shift[2] = xd;
-      sp.cm_row_shift = ceil_log2(sp.h);
-      const uint32_t ur = static_cast<uint32_t>(sp.cm_row_shift);
-      num_div0_[0] = std::pow(2.0, static_cast<double>(52u - static_cast<uint32_t>(xh) - ur));
-      num_div0_[1] = num_div0_[0];
-      num_div0_[2] = std::pow(2.0, static_cast<double>(57u - static_cast<uint32_t>(xd) - ur));
-      // Denominator: one row shift from the region area, >= 0.
-      int sa = static_cast<int>(std::ceil(std::log2(static_cast<double>(rh * rw)) - 20));
-      sa = sa > 0 ? sa : 0;
-      sp.den_row_shift = sa;
-      sp.den_cube_shift = 0;
-      den_div_[s] = std::pow(2.0, static_cast<double>(18 - sa));
-    } else {
-      for (int b = 0; b < 3; ++b)
-        sp.rfactor[b] = x86_double_to_u32(rf_[s][b] * std::pow(2.0, 32.0));
-      const int cub = ceil_log2(sp.w);
-      sp.cm_cube_shift[0] = sp.cm_cube_shift[1] = sp.cm_cube_shift[2] = cub;
-      sp.cm_row_shift = ceil_log2(sp.h);
-      constexpr uint32_t kNumExp[4] = {0, 45, 39, 36};
-      num_div_[s] = static_cast<float>(std::pow(
-          2.0, static_cast<double>(kNumExp[s] - static_cast<uint32_t>(cub) -
-                                   static_cast<uint32_t>(sp.cm_row_shift))));
-      sp.den_cube_shift = ceil_log2(rw);
-      sp.den_row_shift = ceil_log2(rh);
-      constexpr uint32_t kDenExp[4] = {0, 32, 27, 23};
-      den_div_[s] = std::pow(2.0, static_cast<double>(kDenExp[s] -
-                                                      static_cast<uint32_t>(sp.den_row_shift) -
-                                                      static_cast<uint32_t>(sp.den_cube_shift)));
-    }
-  }
-}
 
 Status Adm::finish(unsigned index, const FrameTerms& terms, Collector& out) {
   const auto& t = static_cast<const AdmTerms&>(terms);
@@ -210,16 +215,16 @@ Status Adm::finish(unsigned index, const FrameTerms& terms, Collector& out) {
           ::powf(static_cast<float>(static_cast<double>(static_cast<int>(area)) * 0.0), third);
       float dv[3], nv[3], av[3];
       for (int b = 0; b < 3; ++b) {
-        const double csf = static_cast<double>(static_cast<double>(st.den[b]) / den_div_[s]) *
-                           std::pow(static_cast<double>(rf_[s][b]), 3.0);
+        const double csf = static_cast<double>(static_cast<double>(st.den[b]) / fc_.den_div[s]) *
+                           std::pow(static_cast<double>(fc_.rf[s][b]), 3.0);
         dv[b] = ::powf(static_cast<float>(csf), third) + noise;
         float fn, fa;
         if (s == 0) {
-          fn = static_cast<float>(static_cast<double>(st.num[b]) / num_div0_[b]);
-          fa = static_cast<float>(static_cast<double>(st.aim[b]) / num_div0_[b]);
+          fn = static_cast<float>(static_cast<double>(st.num[b]) / fc_.num_div0[b]);
+          fa = static_cast<float>(static_cast<double>(st.aim[b]) / fc_.num_div0[b]);
         } else {
-          fn = static_cast<float>(st.num[b]) / num_div_[s];
-          fa = static_cast<float>(st.aim[b]) / num_div_[s];
+          fn = static_cast<float>(st.num[b]) / fc_.num_div[s];
+          fa = static_cast<float>(st.aim[b]) / fc_.num_div[s];
         }
         nv[b] = ::powf(fn, third) + noise;
         av[b] = ::powf(fa, third) + no_noise;
@@ -269,8 +274,8 @@ Status Adm::finish(unsigned index, const FrameTerms& terms, Collector& out) {
   return ok_status();
 }
 
-Result<std::unique_ptr<Extractor>> create_adm(const Options& o) {
-  AdmOptions opt{
+AdmOptions parse_options(const Options& o) {
+  return AdmOptions{
       .debug = o.get_bool("debug"),
       .csf_scale = o.get_double("adm_csf_scale"),
       .csf_diag_scale = o.get_double("adm_csf_diag_scale"),
@@ -284,6 +289,10 @@ Result<std::unique_ptr<Extractor>> create_adm(const Options& o) {
       .skip_scale0 = o.get_bool("adm_skip_scale0"),
       .min_val = o.get_double("adm_min_val"),
   };
+}
+
+Result<std::unique_ptr<Extractor>> create_adm(const Options& o) {
+  const AdmOptions opt = parse_options(o);
   // libvmaf refuses every frame (-EINVAL) below 1080p at 3H: its 16-bit
   // scale-0 pipeline cannot represent lower angular frequencies.
   const double ppd = opt.norm_view_dist * opt.ref_display_height;
@@ -303,6 +312,13 @@ Result<std::unique_ptr<Extractor>> create_adm(const Options& o) {
 }
 
 }  // namespace
+
+AdmKernelParams adm_kernel_params(const Options& o, const VideoFormat& fmt) {
+  AdmKernelParams kp;
+  AdmFinishConsts fc;
+  make_setup(parse_options(o), fmt, kp, fc);
+  return kp;
+}
 
 const FeatureSpec& adm_feature_spec() {
   static const FeatureSpec spec{
@@ -350,6 +366,9 @@ const FeatureSpec& adm_feature_spec() {
       .history = 0,
       .every_frame = false,
       .create = create_adm,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_adm_twin,
+#endif
   };
   return spec;
 }

@@ -34,6 +34,9 @@
 // Every float/double step that libvmaf performs per pixel (the angle test, the
 // gain-limit clamp) stays inside the kernels with the same IEEE operations;
 // every per-scale/per-frame float step is in finish(), shared by all backends.
+// The per-sample arithmetic of stages 1-5 and the per-row folds live in
+// adm_math.h, used by both the CPU reference and the CUDA twin (adm.cu), so
+// the twin's terms equal the CPU's by construction.
 //
 // Numeric contract of the kernels (all integer unless stated):
 // - Scale-0 DWT at bpc b (8..16): vertical sum_k f_k*p minus 46342*2^(b-1)
@@ -68,6 +71,7 @@
 #include "core/picture.h"
 #include "engine/extractor.h"
 #include "features/adm/adm_csf.h"
+#include "features/adm/adm_math.h"
 
 namespace twinmaf {
 
@@ -82,41 +86,6 @@ struct AdmTerms final : FrameTerms {
   AdmScaleTerms scale[4];
 };
 
-// [top, bottom) x [left, right) within a band.
-struct AdmRegion {
-  int top = 0;
-  int bottom = 0;
-  int left = 0;
-  int right = 0;
-  int64_t area() const { return int64_t{bottom - top} * (right - left); }
-};
-
-// Geometry and fixed-point constants of one scale (host-computed, read-only
-// for kernels of every backend).
-struct AdmScaleParams {
-  int in_w = 0, in_h = 0;  // DWT input size
-  int w = 0, h = 0;        // band size: ceil(in/2)
-  // Masking + denominator region: margins (int)(0.1*n - 0.5). The pointwise
-  // stages are needed on it plus a one-sample halo (the masking neighbours),
-  // which lies inside libvmaf's decouple/CSF region ((int)(0.1*n - 1.5) and
-  // n - that + 2, clamped), so computing them there only is exact.
-  AdmRegion cm;
-  uint32_t rfactor[3] = {};  // fixed-point CSF factor (scale 0: uint16 range)
-  int cm_cube_shift[3] = {};  // per-pixel shift after cubing (>= 1)
-  int cm_row_shift = 0;       // per-row shift of the masking sums (>= 1)
-  int den_cube_shift = 0;     // scales 1-3: per-pixel shift after cubing (>= 1)
-  int den_row_shift = 0;      // per-row shift of the denominator sums (scale 0: may be 0)
-};
-
-struct AdmKernelParams {
-  int bpc = 8;
-  bool skip_scale0 = false;  // scale 0: low-pass DWT only, no terms
-  bool skip_aim = false;     // aim terms left zero
-  double enhn_gain_limit = 100.0;
-  float cos_1deg_sq = 0;     // (float)(cos(pi/180)^2), libvmaf's constant
-  AdmScaleParams scale[4];
-};
-
 // Smallest luma size every scale handles without reading outside its data:
 // the scale-3 DWT needs a band of >= 3 samples (index 2i-1 for i = 1), i.e.
 // >= 5 input samples there, which is >= 33 luma samples; libvmaf misbehaves
@@ -127,6 +96,15 @@ inline constexpr int kAdmMinSize = 33;
 // samples as uint8, 9..16 as uint16). Thread-safe; scratch is thread-local.
 void adm_terms_ref(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p,
                    AdmTerms& out);
+
+// The kernel parameters of a session (options already validated by the
+// feature's create, format by its init): the CPU extractor and the CUDA twin
+// use the same ones.
+AdmKernelParams adm_kernel_params(const Options& o, const VideoFormat& fmt);
+
+// CUDA twin (adm_cuda.cpp, adm.cu; defined only in CUDA builds): fills the
+// same AdmTerms on the device; every option and format the CPU accepts.
+Result<std::unique_ptr<Twin>> make_adm_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
 
 const FeatureSpec& adm_feature_spec();
 

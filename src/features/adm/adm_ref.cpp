@@ -18,118 +18,21 @@ namespace twinmaf {
 
 namespace {
 
-constexpr int32_t kLo[4] = {15826, 27411, 7345, -4240};
-constexpr int32_t kHi[4] = {-4240, -7345, 27411, -15826};
-constexpr int32_t kLoSum = 46342;  // sum of kLo: centres [0, 2^b) around 0
+using adm::add32;
+using adm::add64;
+using adm::reflect;
+using adm::Scale0Math;
+using adm::Scale123Math;
 
-// Two's-complement helpers: libvmaf's int32 arithmetic where it can wrap.
-inline int32_t wrap32(int64_t v) { return static_cast<int32_t>(v); }
-inline int32_t add32(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
-inline int32_t sub32(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
-}
-inline int32_t shl32(int32_t a, int s) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) << s);
-}
-inline int32_t abs32(int32_t a) {  // abs(INT32_MIN) stays INT32_MIN, as gcc's
-  return a < 0 ? static_cast<int32_t>(0u - static_cast<uint32_t>(a)) : a;
-}
-inline int64_t add64(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-
-// DWT source index: -1 -> 1 at the start, n + k -> n - 1 - k at the end.
-inline int reflect(int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - 1 - i : i); }
-
-// 2^30 / i for i in [1, 32768] (libvmaf's div_lookup, positive half).
+// 2^30 / i for i in [1, 32768], tabulated (adm::recip_q30).
 const int32_t* recip_q30() {
   static const std::vector<int32_t> table = [] {
     std::vector<int32_t> t(32769, 0);
-    for (int i = 1; i <= 32768; ++i) t[static_cast<size_t>(i)] = (int32_t{1} << 30) / i;
+    for (int i = 1; i <= 32768; ++i) t[static_cast<size_t>(i)] = adm::recip_q30(i);
     return t;
   }();
   return table.data();
 }
-
-// Angle between (oh, ov) and (th, tv) below 1 degree, in libvmaf's mixed
-// precision: int64 -> float -> double, / 4096, products in double.
-inline bool angle_below_1deg(int64_t dot, int64_t omag, int64_t tmag, float cos2) {
-  const double d = static_cast<double>(static_cast<float>(dot)) / 4096.0;
-  if (!(d >= 0.0)) return false;
-  const double o = static_cast<double>(static_cast<float>(omag)) / 4096.0;
-  const double t = static_cast<double>(static_cast<float>(tmag)) / 4096.0;
-  return d * d >= static_cast<double>(cos2) * o * t;
-}
-
-// libvmaf's gain clamp: rst * egl (double) limited by t, truncated. Applies
-// when the angle test holds and libvmaf's float product (k/2^15)*(o/64) is
-// non-zero, i.e. k > 0 and o != 0 (exact: no under/overflow in that product);
-// its sign is the sign of o. The result lies between 0 and t, so the
-// conversion is exact truncation.
-inline int64_t enhance(int64_t rst, int64_t t, int64_t k, int64_t o, double egl) {
-  if (k <= 0 || o == 0) return rst;
-  const double m = static_cast<double>(rst) * egl;
-  const double td = static_cast<double>(t);
-  if (o > 0) return static_cast<int64_t>(m < td ? m : td);
-  return static_cast<int64_t>(m > td ? m : td);
-}
-
-// ---- per-scale arithmetic: scale 0 (int16 pipeline) and scales 1-3 --------
-
-struct Scale0Math {
-  // k = clamp(t / o, 0, 1) in Q15.
-  static int64_t gain(int32_t o, int32_t t, const int32_t* recip) {
-    if (o == 0) return 32768;
-    const int64_t r = o > 0 ? recip[o] : -int64_t{recip[-o]};
-    const int64_t k = (r * t + 16384) >> 15;
-    return k < 0 ? 0 : (k > 32768 ? 32768 : k);
-  }
-  static int32_t narrow(int64_t v) { return static_cast<int16_t>(v); }
-  // CSF-scaled value: (rf * x + {2^14, 2^14, 2^16 - 1}) >> {15, 15, 17}, int16.
-  static int32_t csf(int32_t x, uint32_t rf, int theta) {
-    const int32_t p = static_cast<int32_t>(rf) * x;  // |p| < 2^31
-    return theta < 2 ? static_cast<int16_t>((p + 16384) >> 15)
-                     : static_cast<int16_t>((p + 65535) >> 17);
-  }
-  // |x|/30 and |x|/15 masking terms, int16 (wrap as libvmaf's casts).
-  static int32_t by30(int32_t v) { return static_cast<int16_t>((4369 * std::abs(v) + 2048) >> 12); }
-  static int32_t by15(int32_t v) { return static_cast<int16_t>((8738 * std::abs(v) + 2048) >> 12); }
-  // The masked value before thresholding.
-  static int32_t target(int32_t x, uint32_t rf) { return static_cast<int32_t>(rf) * x; }
-};
-
-struct Scale123Math {
-  // libvmaf reduces |o| >= 2^15 to 15 bits with a rounded shift first.
-  static int64_t gain(int32_t o, int32_t t, const int32_t* recip) {
-    if (o == 0) return 32768;
-    const uint32_t ao = static_cast<uint32_t>(abs32(o));
-    uint32_t msb = ao;
-    int sh = 0;
-    if (ao >= 32768) {
-      sh = 17 - __builtin_clz(ao);
-      msb = (ao + (1u << (sh - 1))) >> sh;
-    }
-    const int64_t sign = o < 0 ? -1 : 1;
-    // (1 << (14 + sh)) is an int in libvmaf: for sh = 17 it wraps to -2^31.
-    const int64_t rnd = static_cast<int32_t>(1u << (14 + sh));
-    const int64_t k = ((int64_t{recip[msb]} * t) * sign + rnd) >> (15 + sh);
-    return k < 0 ? 0 : (k > 32768 ? 32768 : k);
-  }
-  static int32_t narrow(int64_t v) { return static_cast<int32_t>(v); }
-  static int32_t csf(int32_t x, uint32_t rf, int) {
-    return wrap32((int64_t{x} * rf + (int64_t{1} << 27)) >> 28);
-  }
-  // libvmaf adds (int32_t)(1u << 31) = -2^31 before the shift.
-  static int32_t by30(int32_t v) {
-    return wrap32((int64_t{143165577} * abs32(v) - (int64_t{1} << 31)) >> 32);
-  }
-  static int32_t by15(int32_t v) {
-    return wrap32((int64_t{286331153} * abs32(v) - (int64_t{1} << 31)) >> 32);
-  }
-  static int32_t target(int32_t x, uint32_t rf) { return csf(x, rf, 0); }
-};
 
 // ---- DWT ------------------------------------------------------------------
 
@@ -143,27 +46,12 @@ void dwt0_vertical(const PlaneView& src, int bpc, int i, int32_t* __restrict lo,
   const Pix* __restrict r1 = src.row<Pix>(reflect(2 * i, n));
   const Pix* __restrict r2 = src.row<Pix>(reflect(2 * i + 1, n));
   const Pix* __restrict r3 = src.row<Pix>(reflect(2 * i + 2, n));
-  const uint32_t rnd = 1u << (bpc - 1);
-  const uint32_t centre = static_cast<uint32_t>(kLoSum) * rnd;
-  // Sums in uint32 (mod 2^32): the exact results fit int32 for bpc <= 16.
   for (int j = 0; j < src.w; ++j) {
     const uint32_t u0 = r0[j], u1 = r1[j], u2 = r2[j], u3 = r3[j];
-    const uint32_t sl = static_cast<uint32_t>(kLo[0]) * u0 + static_cast<uint32_t>(kLo[1]) * u1 +
-                        static_cast<uint32_t>(kLo[2]) * u2 + static_cast<uint32_t>(kLo[3]) * u3 -
-                        centre;
-    lo[j + 1] = static_cast<int16_t>(static_cast<int32_t>(sl + rnd) >> bpc);
-    if constexpr (kWithHi) {
-      const uint32_t sh = static_cast<uint32_t>(kHi[0]) * u0 + static_cast<uint32_t>(kHi[1]) * u1 +
-                          static_cast<uint32_t>(kHi[2]) * u2 + static_cast<uint32_t>(kHi[3]) * u3;
-      hi[j + 1] = static_cast<int16_t>(static_cast<int32_t>(sh + rnd) >> bpc);
-    }
+    lo[j + 1] = adm::dwt0_vert_lo(u0, u1, u2, u3, bpc);
+    if constexpr (kWithHi) hi[j + 1] = adm::dwt0_vert_hi(u0, u1, u2, u3, bpc);
   }
 }
-
-constexpr int kVertShift[4] = {0, 0, 16, 16};
-constexpr int64_t kVertRound[4] = {0, 0, 32768, 32768};
-constexpr int kHorzShift[4] = {16, 15, 16, 15};
-constexpr int64_t kHorzRound[4] = {32768, 16384, 32768, 16384};
 
 // Vertical pass of scale s >= 1 over the previous band a (int32, stride w).
 void dwt123_vertical(const int32_t* __restrict src, int w, int h, int s, int i,
@@ -172,14 +60,10 @@ void dwt123_vertical(const int32_t* __restrict src, int w, int h, int s, int i,
   const int32_t* r1 = src + static_cast<size_t>(reflect(2 * i, h)) * w;
   const int32_t* r2 = src + static_cast<size_t>(reflect(2 * i + 1, h)) * w;
   const int32_t* r3 = src + static_cast<size_t>(reflect(2 * i + 2, h)) * w;
-  const int sh = kVertShift[s];
-  const int64_t rnd = kVertRound[s];
   for (int j = 0; j < w; ++j) {
     const int64_t u0 = r0[j], u1 = r1[j], u2 = r2[j], u3 = r3[j];
-    const int64_t sl = kLo[0] * u0 + kLo[1] * u1 + kLo[2] * u2 + kLo[3] * u3;
-    const int64_t shi = kHi[0] * u0 + kHi[1] * u1 + kHi[2] * u2 + kHi[3] * u3;
-    lo[j + 1] = wrap32((sl + rnd) >> sh);
-    hi[j + 1] = wrap32((shi + rnd) >> sh);
+    lo[j + 1] = adm::dwt_vert_lo(u0, u1, u2, u3, s);
+    hi[j + 1] = adm::dwt_vert_hi(u0, u1, u2, u3, s);
   }
 }
 
@@ -194,15 +78,14 @@ inline void pad_row(int32_t* p, int n) {
 
 // Horizontal pass: lo/hi filters over a padded row.
 template <bool kS0>
-inline int32_t hfilter(const int32_t* p, const int32_t* f, int s) {
-  if constexpr (kS0) {
-    const int32_t acc = f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];  // |acc| < 2^31
-    return static_cast<int16_t>((acc + 32768) >> 16);
-  } else {
-    const int64_t acc = int64_t{f[0]} * p[0] + int64_t{f[1]} * p[1] + int64_t{f[2]} * p[2] +
-                        int64_t{f[3]} * p[3];
-    return wrap32((acc + kHorzRound[s]) >> kHorzShift[s]);
-  }
+inline int32_t hfilter_lo(const int32_t* p, int s) {
+  if constexpr (kS0) return adm::dwt0_horz_lo(p[0], p[1], p[2], p[3]);
+  else return adm::dwt_horz_lo(p[0], p[1], p[2], p[3], s);
+}
+template <bool kS0>
+inline int32_t hfilter_hi(const int32_t* p, int s) {
+  if constexpr (kS0) return adm::dwt0_horz_hi(p[0], p[1], p[2], p[3]);
+  else return adm::dwt_horz_hi(p[0], p[1], p[2], p[3], s);
 }
 
 // ---- one scale ------------------------------------------------------------
@@ -294,77 +177,43 @@ class ScaleRunner {
   // Reference cubes of the current row over the region.
   void denominator() {
     const AdmRegion& cm = sp_.cm;
-    const int sh_row = sp_.den_row_shift;
-    const uint64_t rnd_row = sh_row > 0 ? uint64_t{1} << (sh_row - 1) : 0;
     for (int th = 0; th < 3; ++th) {
       const int32_t* b = rows_.ref[th];
       uint64_t inner = 0;
       if constexpr (kS0) {
-        for (int j = cm.left; j < cm.right; ++j) {
-          const uint64_t v = static_cast<uint16_t>(std::abs(b[j]));
-          inner += v * v * v;
-        }
+        for (int j = cm.left; j < cm.right; ++j) inner += adm::den_cube0(b[j]);
       } else {
-        // ((v^2 + 2^q) >> q) * v, q = {31, 30, 31}: libvmaf adds the whole divisor.
-        const int q = s_ == 2 ? 30 : 31;
-        const uint64_t rq = uint64_t{1} << q;
         const int sh_cub = sp_.den_cube_shift;
-        const uint64_t rnd_cub = uint64_t{1} << (sh_cub - 1);
-        for (int j = cm.left; j < cm.right; ++j) {
-          const uint64_t v = static_cast<uint32_t>(abs32(b[j]));
-          inner += ((((v * v) + rq) >> q) * v + rnd_cub) >> sh_cub;
-        }
+        for (int j = cm.left; j < cm.right; ++j) inner += adm::den_cube(b[j], s_, sh_cub);
       }
-      out_.den[th] += (inner + rnd_row) >> sh_row;
+      out_.den[th] += adm::fold_den(inner, sp_.den_row_shift);
     }
   }
 
   void pointwise(int i) {
     const int slot = i % 3;
-    const int32_t* const* o = rows_.ref;
-    const int32_t* const* t = rows_.dis;
     const float cos2 = kp_.cos_1deg_sq;
     const double egl = kp_.enhn_gain_limit;
     const uint32_t* rf = sp_.rfactor;
+    const int32_t* recip = recip_;
+    const auto lookup = [recip](int k) { return recip[k]; };
     int32_t* ta = rows_.t_pad[0];
     int32_t* tr = rows_.t_pad[1];
     int32_t* ca = rows_.c_adm[slot];
     int32_t* cr = rows_.c_aim[slot];
     for (int j = halo_left_; j < halo_right_; ++j) {
-      const int32_t oh = o[0][j], ov = o[1][j], od = o[2][j];
-      const int32_t th = t[0][j], tv = t[1][j], td = t[2][j];
-      // Dot product and magnitudes: int64 in libvmaf; mod 2^64 here, which
-      // only differs from exact for |values| near 2^31.
-      const int64_t dot = add64(int64_t{oh} * th, int64_t{ov} * tv);
-      const int64_t om = add64(int64_t{oh} * oh, int64_t{ov} * ov);
-      const int64_t tm = add64(int64_t{th} * th, int64_t{tv} * tv);
-      const bool angle = angle_below_1deg(dot, om, tm, cos2);
-      const int32_t ob[3] = {oh, ov, od};
-      const int32_t tb[3] = {th, tv, td};
-      int32_t sum30_a = 0, sum30_r = 0, cen_a = 0, cen_r = 0;
+      const int32_t ob[3] = {rows_.ref[0][j], rows_.ref[1][j], rows_.ref[2][j]};
+      const int32_t tb[3] = {rows_.dis[0][j], rows_.dis[1][j], rows_.dis[2][j]};
+      adm::AdmPoint pt;
+      adm::point<Math>(ob, tb, rf, cos2, egl, lookup, pt);
       for (int b = 0; b < 3; ++b) {
-        const int64_t k = Math::gain(ob[b], tb[b], recip_);
-        int64_t rst = (k * ob[b] + 16384) >> 15;
-        if (angle) rst = enhance(rst, tb[b], k, ob[b], egl);
-        const int32_t r = Math::narrow(rst);
-        const int32_t a = Math::narrow(int64_t{tb[b]} - r);
-        // adm pass: masker = CSF(a), target = r; aim pass: masker = CSF(r), target = a.
-        const int32_t csf_a = Math::csf(a, rf[b], b);
-        const int32_t csf_r = Math::csf(r, rf[b], b);
-        // Scales 1-3 mask the CSF-scaled value itself; scale 0 the unshifted product.
-        rows_.x_adm[slot][b][j] = kS0 ? Math::target(r, rf[b]) : csf_r;
-        rows_.x_aim[slot][b][j] = kS0 ? Math::target(a, rf[b]) : csf_a;
-        const int32_t fa = Math::by30(csf_a);
-        const int32_t fr = Math::by30(csf_r);
-        sum30_a = add32(sum30_a, fa);
-        sum30_r = add32(sum30_r, fr);
-        cen_a = add32(cen_a, sub32(Math::by15(csf_a), fa));
-        cen_r = add32(cen_r, sub32(Math::by15(csf_r), fr));
+        rows_.x_adm[slot][b][j] = pt.x_adm[b];
+        rows_.x_aim[slot][b][j] = pt.x_aim[b];
       }
-      ta[j] = sum30_a;
-      tr[j] = sum30_r;
-      ca[j] = cen_a;
-      cr[j] = cen_r;
+      ta[j] = pt.t30_adm;
+      tr[j] = pt.t30_aim;
+      ca[j] = pt.cen_adm;
+      cr[j] = pt.cen_aim;
     }
     // Neighbour mirroring of the masking stage: -1 -> 1, w -> w-1.
     const AdmRegion& cm = sp_.cm;
@@ -396,38 +245,17 @@ class ScaleRunner {
     const int32_t* s1 = s[me];
     const int32_t* s2 = s[dn];
     const int32_t* cc = cen[me];
-    int sub[3], sq[3];
-    int64_t rsq[3], rcub[3];
-    for (int b = 0; b < 3; ++b) {
-      if constexpr (kS0) {
-        sub[b] = b < 2 ? 10 : 12;
-        sq[b] = b < 2 ? 29 : 30;
-      } else {
-        sub[b] = 0;
-        sq[b] = 30;
-      }
-      rsq[b] = int64_t{1} << (sq[b] - 1);
-      rcub[b] = int64_t{1} << (sp_.cm_cube_shift[b] - 1);
-    }
     // Threshold: the int32 sum of 27 terms, mod 2^32 like libvmaf's.
     int32_t* thr = rows_.thr;
     for (int j = cm.left; j < cm.right; ++j) thr[j] = add32(add32(add32(s0[j], s1[j]), s2[j]), cc[j]);
-    uint64_t inner[3] = {0, 0, 0};  // int64 sums mod 2^64, as libvmaf's wrap
     for (int b = 0; b < 3; ++b) {
       const int32_t* xb = x[me][b];
       const int shc = sp_.cm_cube_shift[b];
-      for (int j = cm.left; j < cm.right; ++j) {
-        int32_t v = sub32(abs32(xb[j]), kS0 ? shl32(thr[j], sub[b]) : thr[j]);
-        if (v < 0) v = 0;
-        const int32_t v2 = wrap32((int64_t{v} * v + rsq[b]) >> sq[b]);
-        const int64_t v3 = (int64_t{v2} * v + rcub[b]) >> shc;
-        inner[b] += static_cast<uint64_t>(v3);
-      }
+      uint64_t inner = 0;  // int64 sums mod 2^64, as libvmaf's wrap
+      for (int j = cm.left; j < cm.right; ++j)
+        inner += static_cast<uint64_t>(adm::mask_cube<kS0>(xb[j], thr[j], b, shc));
+      acc[b] = add64(acc[b], adm::fold_mask(inner, sp_.cm_row_shift));
     }
-    const int shr = sp_.cm_row_shift;
-    const int64_t rnd = int64_t{1} << (shr - 1);
-    for (int b = 0; b < 3; ++b)
-      acc[b] = add64(acc[b], add64(static_cast<int64_t>(inner[b]), rnd) >> shr);
   }
 
   void mask_row(int c) {
@@ -449,14 +277,14 @@ class ScaleRunner {
 template <bool kS0>
 void dwt_horizontal(const int32_t* __restrict lo, const int32_t* __restrict hi, int w, int s,
                     bool hvd, int32_t* __restrict a_out, int32_t* const* hvd_out) {
-  for (int j = 0; j < w; ++j) a_out[j] = hfilter<kS0>(lo + 2 * j, kLo, s);
+  for (int j = 0; j < w; ++j) a_out[j] = hfilter_lo<kS0>(lo + 2 * j, s);
   if (!hvd) return;
   int32_t* __restrict oh = hvd_out[0];
   int32_t* __restrict ov = hvd_out[1];
   int32_t* __restrict od = hvd_out[2];
-  for (int j = 0; j < w; ++j) ov[j] = hfilter<kS0>(lo + 2 * j, kHi, s);  // lo vertical, hi horizontal
-  for (int j = 0; j < w; ++j) oh[j] = hfilter<kS0>(hi + 2 * j, kLo, s);  // hi vertical, lo horizontal
-  for (int j = 0; j < w; ++j) od[j] = hfilter<kS0>(hi + 2 * j, kHi, s);
+  for (int j = 0; j < w; ++j) ov[j] = hfilter_hi<kS0>(lo + 2 * j, s);  // lo vertical, hi horizontal
+  for (int j = 0; j < w; ++j) oh[j] = hfilter_lo<kS0>(hi + 2 * j, s);  // hi vertical, lo horizontal
+  for (int j = 0; j < w; ++j) od[j] = hfilter_hi<kS0>(hi + 2 * j, s);
 }
 
 template <typename Pix>
