@@ -20,6 +20,7 @@ __device__ T block_sum(T v) {
   v = threadIdx.x < warps ? warp_sums[threadIdx.x] : T(0);
   if (warp == 0)
     for (int o = kWarp / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  __syncthreads();  // warp_sums may be reused by the next call
   return v;
 }
 

@@ -136,6 +136,9 @@ const FeatureSpec& vif_feature_spec() {
       .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(std::make_unique<Vif>(o));
       },
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_vif_twin,
+#endif
   };
   return spec;
 }

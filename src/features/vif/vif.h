@@ -13,7 +13,7 @@
 //   vertical into row buffers, then horizontal) and classifies each pixel.
 //   Borders: reflect-101 (x[-i] = x[i], x[n-1+i] = x[n-1-i]) on rows and
 //   columns of every scale's own image.
-//   Filters (Q16, each sums to 65536): kVifFilter below, half widths 8,4,2,1.
+//   Filters (Q16, each sums to 65536): kVifFilter (vif_math.h), half widths 8,4,2,1.
 //
 // Numeric contract (all integer steps exact; shifts round as (x + 2^(s-1)) >> s):
 // - Vertical pass at scale 0 (x = luma sample, b = bpc):
@@ -32,7 +32,7 @@
 //   two's-complement cast gives the exact difference; sigma2_sq likewise then
 //   clamped at 0; sigma12 in [-65535^2/4, 65535^2/4]. Nothing overflows at 16 bit:
 //   every bound above holds for samples up to 65535.
-// - Per pixel (vif_accumulate_pixel below): if sigma1_sq >= 131072 the log2
+// - Per pixel (vif_accumulate_pixel, vif_math.h): if sigma1_sq >= 131072 the log2
 //   branch adds LOG2(131072 + sigma1_sq) - 17*2048 to den_log and, if
 //   sigma12 > 0 and sigma2_sq > 0, computes in double (IEEE, no FMA)
 //     g = sigma12 / (sigma1_sq + 65536*1e-10);  sv = int32(sigma2_sq - g*sigma12)
@@ -44,9 +44,12 @@
 //   int32(double) truncates; out of range it yields INT32_MIN like x86's
 //   cvttsd2si (not reachable: sv <= sigma2_sq < 2^31 and >= -rounding error).
 //   int64(g*g*sigma1_sq) <= 100^2 * 2^31 < 2^45.
-//   A GPU twin reproduces this step with the same double operations in the
-//   same order (__dadd_rn/__dmul_rn/__ddiv_rn, no contraction) per pixel; the
-//   four integer sums it feeds are exact in any order (atomics or trees).
+//   The CUDA twin runs this same function (vif_math.h: __dadd_rn/__dmul_rn/
+//   __ddiv_rn on the device, no contraction) per pixel with the host's table;
+//   the four integer sums it feeds are exact in any order (atomics or trees).
+//   Its filter sums are integers too, summed in another order or, for the
+//   moment sums wider than 32 bits, as doubles whose every partial sum is an
+//   integer below 2^53 (exact): vif.cu states the argument.
 // - finish (host, every backend): per scale, in double then stored as float:
 //     num = num_log/2048.0 + (den_non_log - (num_non_log/16384.0)/65025.0)
 //     den = den_log/2048.0 + den_non_log
@@ -66,42 +69,14 @@
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstdint>
+#include <memory>
 
 #include "core/picture.h"
 #include "engine/extractor.h"
+#include "features/vif/vif_math.h"
 
 namespace twinmaf {
-
-inline constexpr int kVifScales = 4;
-inline constexpr int kVifMinSize = 16;
-inline constexpr int kVifHalf[kVifScales] = {8, 4, 2, 1};
-inline constexpr uint16_t kVifFilter[kVifScales][17] = {
-    {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640, 935,
-     489},
-    {1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244},
-    {3571, 16004, 26386, 16004, 3571},
-    {10904, 43728, 10904},
-};
-inline constexpr int32_t kVifSigmaNsq = 65536 << 1;
-
-// The integer sums of one scale: they decide its num/den.
-struct VifScaleSums {
-  int64_t num_log = 0;
-  int64_t den_log = 0;
-  int64_t num_non_log = 0;
-  int64_t den_non_log = 0;
-
-  VifScaleSums& operator+=(const VifScaleSums& o) {
-    num_log += o.num_log;
-    den_log += o.den_log;
-    num_non_log += o.num_non_log;
-    den_non_log += o.den_non_log;
-    return *this;
-  }
-  bool operator==(const VifScaleSums&) const = default;
-};
 
 // Per-frame terms: the four scales' sums (scale 0 stays zero when skipped).
 struct VifTerms final : FrameTerms {
@@ -113,53 +88,10 @@ struct VifParams {
   bool skip_scale0 = false;
 };
 
-// libvmaf's 2048*log2 table (65536 entries, [32767, 65535] filled).
+// libvmaf's 2048*log2 table (65536 entries, [32767, 65535] filled), built
+// once on the host; the CUDA twin uploads this same table.
 using VifLog2Table = std::array<uint16_t, 65536>;
 const VifLog2Table& vif_log2_table();
-
-// x >= 2^18 (the sigma_nsq + sigma1_sq argument): the top 16 bits index the table.
-inline int32_t vif_log2_32(const uint16_t* table, uint32_t x) {
-  const int k = 16 - std::countl_zero(x);
-  return table[x >> k] + 2048 * k;
-}
-// x >= 2^17.
-inline int32_t vif_log2_64(const uint16_t* table, uint64_t x) {
-  const int k = 48 - std::countl_zero(x);
-  return table[x >> k] + 2048 * k;
-}
-
-// C's (int32_t)double on x86-64 (cvttsd2si): truncation, INT32_MIN when the
-// value is NaN or outside the int32 range.
-inline int32_t vif_double_to_int32(double v) {
-  if (!(v > -2147483649.0 && v < 2147483648.0)) return INT32_MIN;
-  return static_cast<int32_t>(v);
-}
-
-// The per-pixel classification and log2 terms (see the contract above). Shared
-// by every backend so the double steps are written once.
-inline void vif_accumulate_pixel(int32_t sigma1_sq, int32_t sigma2_sq, int32_t sigma12,
-                                 double egl, const uint16_t* table, VifScaleSums& acc) {
-  if (sigma2_sq < 0) sigma2_sq = 0;
-  if (sigma1_sq >= kVifSigmaNsq) {
-    acc.den_log += vif_log2_32(table, static_cast<uint32_t>(kVifSigmaNsq + sigma1_sq)) - 2048 * 17;
-    if (sigma12 > 0 && sigma2_sq > 0) {
-      constexpr double kEps = 65536 * 1.0e-10;
-      double g = static_cast<double>(sigma12) / (static_cast<double>(sigma1_sq) + kEps);
-      int32_t sv_sq =
-          vif_double_to_int32(static_cast<double>(sigma2_sq) - g * static_cast<double>(sigma12));
-      if (sv_sq < 0) sv_sq = 0;
-      if (!(g < egl)) g = egl;  // C's MIN(g, egl)
-      const uint32_t numer1 = static_cast<uint32_t>(sv_sq + kVifSigmaNsq);
-      const int64_t numer1_tmp =
-          static_cast<int64_t>(g * g * static_cast<double>(sigma1_sq)) + numer1;
-      acc.num_log += vif_log2_64(table, static_cast<uint64_t>(numer1_tmp)) -
-                     vif_log2_64(table, numer1);
-    }
-  } else {
-    acc.num_non_log += sigma2_sq;
-    acc.den_non_log += 1;
-  }
-}
 
 // CPU reference: the luma planes of ref and dis (at least kVifMinSize square,
 // samples uint8_t for bpc 8, uint16_t otherwise) -> the four scales' sums.
@@ -173,6 +105,10 @@ struct VifNumDen {
   float den;
 };
 VifNumDen vif_num_den(const VifScaleSums& s);
+
+// CUDA twin (vif_cuda.cpp, vif.cu; defined only in CUDA builds): fills the
+// same VifTerms on the device, for every option and format the CPU accepts.
+Result<std::unique_ptr<Twin>> make_vif_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
 
 const FeatureSpec& vif_feature_spec();
 

@@ -1,12 +1,13 @@
 // vif CPU reference kernels: pyramid, separable filters, per-pixel sums.
 //
-// The arithmetic contract is in vif.h. This file arranges it so the compiler
-// vectorises the integer filters at the baseline ISA: one instantiation per
-// scale (tap count known at compile time), every tap loop runs over a whole
-// row (tap outer, column inner) on __restrict row buffers, the two taps of a
-// symmetric pair share one pass, and products are 16x16->32 or 32x32->64 bit
-// widening multiplies. Integer sums are exact, so this order gives libvmaf's
-// values.
+// The arithmetic contract is in vif.h; the per-pixel folds and the gain step
+// are vif_math.h's, shared with the CUDA twin. This file arranges the rest so
+// the compiler vectorises the integer filters at the baseline ISA: one
+// instantiation per scale (tap count known at compile time), every tap loop
+// runs over a whole row (tap outer, column inner) on __restrict row buffers,
+// the two taps of a symmetric pair share one pass, and products are
+// 16x16->32 or 32x32->64 bit widening multiplies. Integer sums are exact,
+// so this order gives libvmaf's values.
 // Widths, with x <= 65535 (any bpc, any scale):
 // - x*x and x*y fit uint32 (65535^2 < 2^32); f*x*x needs uint64 except for
 //   8-bit samples, where sum f*x*x <= 65536*255^2 < 2^32 (libvmaf's uint32).
@@ -190,17 +191,10 @@ inline void sigmas(const uint32_t* __restrict am1, const uint32_t* __restrict am
                    const uint64_t* __restrict axy, int w, int32_t* __restrict s1,
                    int32_t* __restrict s2, int32_t* __restrict s12) {
   for (int j = 0; j < w; ++j) {
-    const uint64_t mu1 = am1[j], mu2 = am2[j];
-    const uint32_t mu1_sq = static_cast<uint32_t>((mu1 * mu1 + 0x80000000u) >> 32);
-    const uint32_t mu2_sq = static_cast<uint32_t>((mu2 * mu2 + 0x80000000u) >> 32);
-    const uint32_t mu1_mu2 = static_cast<uint32_t>((mu1 * mu2 + 0x80000000u) >> 32);
-    const uint32_t xx = static_cast<uint32_t>((axx[j] + 32768) >> 16);
-    const uint32_t yy = static_cast<uint32_t>((ayy[j] + 32768) >> 16);
-    const uint32_t xy = static_cast<uint32_t>((axy[j] + 32768) >> 16);
-    // The one modular step (vif.h): a uint32 difference read as int32.
-    s1[j] = static_cast<int32_t>(xx - mu1_sq);
-    s2[j] = static_cast<int32_t>(yy - mu2_sq);
-    s12[j] = static_cast<int32_t>(xy - mu1_mu2);
+    // The folds of vif_math.h (the one modular step is vif_sigma).
+    s1[j] = vif_sigma(vif_moment(axx[j]), vif_mu_product(am1[j], am1[j]));
+    s2[j] = vif_sigma(vif_moment(ayy[j]), vif_mu_product(am2[j], am2[j]));
+    s12[j] = vif_sigma(vif_moment(axy[j]), vif_mu_product(am1[j], am2[j]));
   }
 }
 

@@ -1,0 +1,102 @@
+// vif CUDA twin: fills the CPU's VifTerms (per scale: num_log, den_log,
+// num_non_log, den_non_log) from the ring's luma planes; vif's finish() does
+// the rest on the host. Every option (debug only changes finish), bit depth
+// and layout the CPU accepts, from its minimum size up.
+//
+// Device memory, allocated once here for the stream's format: the host's
+// log2 table (uploaded once) and the scale 1..3 images of ref and dis, which
+// each frame's kernels rewrite in stream order.
+#include <utility>
+
+#include "features/vif/vif.h"
+#include "features/vif/vif_kernels.h"
+#include "gpu/cuda_check.h"
+#include "gpu/device.h"
+
+namespace twinmaf {
+
+namespace {
+
+constexpr std::size_t kAlign = 256;
+
+std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+
+struct DeviceTerms {
+  unsigned long long sums[kVifScales][4];
+};
+
+class VifTwin final : public Twin {
+ public:
+  VifTwin(const VideoFormat& fmt, gpu::DeviceBuffer buf, const cuda::VifFrameArgs& base)
+      : fmt_(fmt), buf_(std::move(buf)), base_(base) {}
+  std::size_t terms_bytes() const override { return sizeof(DeviceTerms); }
+  bool reads_chroma() const override { return false; }
+  std::string name() const override { return fmt_.bpc > 8 ? "vif_scale_16bpc_cuda" : "vif_scale_8bpc_cuda"; }
+
+  Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
+    if (f.ref.pitch[0] != f.dis.pitch[0])
+      TWINMAF_FAIL(kInternal, "vif twin: ref and dis luma pitches differ ({} and {})", f.ref.pitch[0], f.dis.pitch[0]);
+    cuda::VifFrameArgs a = base_;
+    a.ref = f.ref.planes[0];
+    a.dis = f.dis.planes[0];
+    a.pitch = f.ref.pitch[0];
+    a.sums = static_cast<DeviceTerms*>(device_terms)->sums[0];
+    TWINMAF_CUDA_TRY(cuda::vif_frame(a, static_cast<cudaStream_t>(stream)));
+    return ok_status();
+  }
+
+  void unpack(const void* host_terms, FrameTerms& out) const override {
+    const auto* t = static_cast<const DeviceTerms*>(host_terms);
+    auto& o = static_cast<VifTerms&>(out);
+    for (int s = 0; s < kVifScales; ++s) {
+      // int64 sums accumulated as two's complement uint64.
+      o.scale[s].num_log = static_cast<int64_t>(t->sums[s][0]);
+      o.scale[s].den_log = static_cast<int64_t>(t->sums[s][1]);
+      o.scale[s].num_non_log = static_cast<int64_t>(t->sums[s][2]);
+      o.scale[s].den_non_log = static_cast<int64_t>(t->sums[s][3]);
+    }
+  }
+
+ private:
+  VideoFormat fmt_;
+  gpu::DeviceBuffer buf_;
+  cuda::VifFrameArgs base_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Twin>> make_vif_twin(const Options& o, const VideoFormat& fmt, gpu::Context&) {
+  // The CPU extractor's init limits (its init refuses the same formats).
+  if (fmt.bpc < 8 || fmt.bpc > 16) TWINMAF_FAIL(kUnsupported, "vif twin: bit depth {} is outside 8..16", fmt.bpc);
+  if (fmt.w < kVifMinSize || fmt.h < kVifMinSize)
+    TWINMAF_FAIL(kUnsupported, "vif twin: needs a luma plane of at least {}x{} (got {}x{})", kVifMinSize, kVifMinSize,
+                 fmt.w, fmt.h);
+  cuda::VifFrameArgs base;
+  base.w = fmt.w;
+  base.h = fmt.h;
+  base.bpc = fmt.bpc;
+  base.skip_scale0 = o.get_bool("vif_skip_scale0");
+  base.egl = o.get_double("vif_enhn_gain_limit");
+
+  // Layout: the table, then per scale 1..3 the ref and dis images (rows of a
+  // 64-byte multiple, so the kernels' word loads stay aligned).
+  const VifLog2Table& table = vif_log2_table();
+  std::size_t bytes = align_up(sizeof(table), kAlign);
+  std::size_t offset[kVifScales][2] = {};
+  for (int s = 1; s < kVifScales; ++s) {
+    base.scratch_pitch[s] = align_up(static_cast<std::size_t>(fmt.w >> s) * sizeof(uint16_t), 64);
+    const std::size_t image = align_up(base.scratch_pitch[s] * static_cast<std::size_t>(fmt.h >> s), kAlign);
+    for (int p = 0; p < 2; ++p) {
+      offset[s][p] = bytes;
+      bytes += image;
+    }
+  }
+  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer buf, gpu::DeviceBuffer::create(bytes));
+  TWINMAF_CUDA_TRY(cudaMemcpy(buf.get(), table.data(), sizeof(table), cudaMemcpyHostToDevice));
+  base.log2_table = reinterpret_cast<const uint16_t*>(buf.get());
+  for (int s = 1; s < kVifScales; ++s)
+    for (int p = 0; p < 2; ++p) base.scratch[s][p] = reinterpret_cast<uint16_t*>(buf.get() + offset[s][p]);
+  return std::unique_ptr<Twin>(std::make_unique<VifTwin>(fmt, std::move(buf), base));
+}
+
+}  // namespace twinmaf
