@@ -1,6 +1,8 @@
 #include "tests/twin/twin_harness.h"
 
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "engine/job.h"
 #include "io/planar.h"
@@ -122,5 +124,37 @@ void expect_twin(const Clip& clip, const std::vector<std::string>& features, int
   }
   if (nontrivial_expected) EXPECT_TRUE(nontrivial) << "every compared value is zero or non-finite";
 }
+
+std::vector<Clip> real_clips() {
+  std::vector<Clip> out;
+  const char* list = std::getenv("TWINMAF_TWIN_CLIPS");
+  if (!list) return out;
+  std::ifstream in(list);
+  if (!in) {
+    ADD_FAILURE() << "cannot read " << list;
+    return out;
+  }
+  const std::string dir = std::string(list).substr(0, std::string(list).rfind('/') + 1);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string r, d, layout;
+    int w, h, bpc, frames;
+    if (!(ss >> r >> d >> w >> h >> layout >> bpc >> frames)) continue;
+    const PixFmt fmt = layout == "420" ? PixFmt::k420 : layout == "422" ? PixFmt::k422 : PixFmt::k444;
+    Clip c{{w, h, fmt, bpc}, {}, {}};
+    for (auto [path, v] : {std::pair{dir + r, &c.ref}, std::pair{dir + d, &c.dis}}) {
+      std::ifstream file(path, std::ios::binary);
+      if (!file) ADD_FAILURE() << "cannot read " << path;
+      v->assign(std::istreambuf_iterator<char>(file), {});
+      v->resize(std::min<size_t>(v->size(), packed_frame_bytes(c.f) * size_t(frames)));
+    }
+    out.push_back(std::move(c));
+  }
+  if (out.empty()) ADD_FAILURE() << list << " lists no clip";
+  return out;
+}
+
+int clip_frames(const Clip& c) { return static_cast<int>(c.ref.size() / packed_frame_bytes(c.f)); }
 
 }  // namespace twinmaf::test

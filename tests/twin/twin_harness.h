@@ -45,6 +45,12 @@ std::string describe(const VideoFormat& f, const std::vector<std::string>& featu
 void expect_twin(const Clip& clip, const std::vector<std::string>& features, int frames, unsigned subsample = 1,
                  bool nontrivial_expected = true);
 
+// The real clips listed in $TWINMAF_TWIN_CLIPS (lines "ref dis w h layout
+// bpc frames", paths relative to the list), each cut to its frame count;
+// empty when the variable is unset. Unreadable files are test failures.
+std::vector<Clip> real_clips();
+int clip_frames(const Clip& c);
+
 // Values compared so far (printed at exit).
 size_t& values_compared();
 

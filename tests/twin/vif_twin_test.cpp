@@ -206,30 +206,9 @@ TEST(VifTwin, TermsAtEveryPitchAndOffset) {
 
 TEST(VifTwin, RealClips) {
   REQUIRE_GPU();
-  const char* list = std::getenv("TWINMAF_TWIN_CLIPS");
-  if (!list) GTEST_SKIP() << "skipped: TWINMAF_TWIN_CLIPS not set";
-  std::ifstream in(list);
-  ASSERT_TRUE(in) << list;
-  const std::string dir = std::string(list).substr(0, std::string(list).rfind('/') + 1);
-  std::string line;
-  int clips = 0;
-  while (std::getline(in, line)) {
-    std::istringstream ss(line);
-    std::string r, d, layout;
-    int w, h, bpc, frames;
-    if (!(ss >> r >> d >> w >> h >> layout >> bpc >> frames)) continue;
-    const PixFmt fmt = layout == "420" ? PixFmt::k420 : layout == "422" ? PixFmt::k422 : PixFmt::k444;
-    Clip c{{w, h, fmt, bpc}, {}, {}};
-    for (auto [path, v] : {std::pair{dir + r, &c.ref}, std::pair{dir + d, &c.dis}}) {
-      std::ifstream f(path, std::ios::binary);
-      ASSERT_TRUE(f) << path;
-      v->assign(std::istreambuf_iterator<char>(f), {});
-      v->resize(std::min<size_t>(v->size(), packed_frame_bytes(c.f) * size_t(frames)));
-    }
-    expect_twin(c, {"vif=debug=true", "vif=vif_enhn_gain_limit=1", "vif=vif_skip_scale0=true", "motion"}, frames);
-    ++clips;
-  }
-  EXPECT_GT(clips, 0);
+  const std::vector<Clip> clips = real_clips();
+  if (clips.empty()) GTEST_SKIP() << "skipped: TWINMAF_TWIN_CLIPS not set";
+  for (const Clip& c : clips) expect_twin(c, {"vif=debug=true", "vif=vif_enhn_gain_limit=1", "vif=vif_skip_scale0=true", "motion"}, clip_frames(c));
 }
 
 }  // namespace

@@ -12,21 +12,13 @@
 
 #include "core/collector.h"
 #include "core/options.h"
+#include "tests/support/noise_clip.h"
 
 namespace twinmaf {
 namespace {
 
-// splitmix64, as defined by shared/golden/noiseclip.py.
-struct SplitMix {
-  uint64_t s;
-  uint64_t next() {
-    s += 0x9E3779B97F4A7C15ull;
-    uint64_t z = s;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
+// splitmix64 of shared/golden/noiseclip.py.
+using SplitMix = test::SplitMix64;
 
 void put(Picture& p, int plane, int x, int y, int v) {
   if (p.format().bpc == 8)

@@ -15,22 +15,15 @@
 #include "core/options.h"
 #include "features/adm/adm.h"
 #include "features/adm/adm_tile.h"
+#include "tests/support/noise_clip.h"
 
 namespace twinmaf {
 namespace {
 
 using namespace adm;
 
-struct SplitMix {
-  uint64_t s;
-  uint64_t next() {
-    s += 0x9E3779B97F4A7C15ull;
-    uint64_t z = s;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
+// splitmix64 of shared/golden/noiseclip.py.
+using SplitMix = test::SplitMix64;
 
 template <typename Src, typename Math>
 void run_scale(const TileScale& g, const Src& ref, const Src& dis, int32_t* a_ref, int32_t* a_dis,

@@ -17,6 +17,7 @@
 #include "core/collector.h"
 #include "core/options.h"
 #include "core/picture.h"
+#include "tests/support/noise_clip.h"
 
 namespace twinmaf {
 namespace {
@@ -205,16 +206,8 @@ TEST(MotionKernel, DepthScaledContentGivesTheSameSad) {
 // libvmaf anchors: the golden noise clips (shared/golden/noiseclip.py), values
 // printed by libvmaf f85a8536 with %.17g (runs motion and motion_ffw_mma).
 
-struct SplitMix64 {
-  uint64_t s;
-  uint64_t next() {
-    s += 0x9E3779B97F4A7C15ull;
-    uint64_t z = s;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
+// splitmix64 of shared/golden/noiseclip.py.
+using SplitMix64 = test::SplitMix64;
 
 // Reference frames of a noise clip (the distorted draws are consumed too).
 std::vector<PicturePtr> noise_clip(const VideoFormat& fmt, int frames, uint64_t seed) {
