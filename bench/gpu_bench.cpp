@@ -164,6 +164,18 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
     return d;
   };
   TWINMAF_ASSIGN_OR_RETURN(gpu::Stream stream, gpu::Stream::create());
+  // As the session does: each twin on its own stream, forked after the
+  // zeroing and joined before the readback.
+  std::vector<gpu::Stream> twin_streams;
+  std::vector<gpu::Event> zeroed, twin_done;
+  for (size_t k = 0; k < items.size(); ++k) {
+    TWINMAF_ASSIGN_OR_RETURN(gpu::Stream ts, gpu::Stream::create());
+    twin_streams.push_back(std::move(ts));
+  }
+  for (size_t k = 0; k < size_t(kResident) * (items.size() + 1); ++k) {
+    TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(false));
+    (k < size_t(kResident) ? zeroed : twin_done).push_back(std::move(e));
+  }
   TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer dterms, gpu::DeviceBuffer::create(terms * kResident));
   TWINMAF_ASSIGN_OR_RETURN(gpu::PinnedBuffer hterms, gpu::PinnedBuffer::create(terms * kResident));
   TWINMAF_ASSIGN_OR_RETURN(gpu::Event start, gpu::Event::create(true));
@@ -180,7 +192,16 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
       f.prev_prev_ref = view(ref[size_t((k + kResident - 2) % kResident)]);
       uint8_t* t = dterms.get() + size_t(k) * terms;
       TWINMAF_CUDA_TRY(cudaMemsetAsync(t, 0, terms, s));
-      for (Item& it : items) TWINMAF_RETURN_IF_ERROR(it.twin->enqueue(f, t + it.offset, s));
+      const auto z = static_cast<cudaEvent_t>(zeroed[size_t(k)].get());
+      TWINMAF_CUDA_TRY(cudaEventRecord(z, s));
+      for (size_t j = 0; j < items.size(); ++j) {
+        const auto ts = static_cast<cudaStream_t>(twin_streams[j].get());
+        const auto d = static_cast<cudaEvent_t>(twin_done[size_t(k) * items.size() + j].get());
+        TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ts, z, 0));
+        TWINMAF_RETURN_IF_ERROR(items[j].twin->enqueue(f, t + items[j].offset, ts));
+        TWINMAF_CUDA_TRY(cudaEventRecord(d, ts));
+        TWINMAF_CUDA_TRY(cudaStreamWaitEvent(s, d, 0));
+      }
       TWINMAF_CUDA_TRY(cudaMemcpyAsync(hterms.get() + size_t(k) * terms, t, terms, cudaMemcpyDeviceToHost, s));
     }
     return ok_status();

@@ -122,10 +122,23 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
   size_t twins = 0;
   for (unsigned l = 0; l < lanes; ++l)
     for (size_t i = 0; i < nf; ++i) twins += lanes_[l].features[i].twin && !shared_with_lane0(l, i);
+  // Twins are independent within a frame: each gets its own stream, forked
+  // from the compute stream after the terms block is zeroed and joined
+  // before the readback, so small kernels of different twins overlap. A
+  // twin's kernels stay in order across frames on its stream (its scratch
+  // buffers are never used by two frames at once). --profile keeps every
+  // twin on the compute stream so that per-kernel times are meaningful.
+  const bool fork = !cfg_.profile && twins > 1;
+  std::vector<gpu::Stream> twin_streams;
+  for (size_t k = 0; fork && k < twins; ++k) {
+    TWINMAF_ASSIGN_OR_RETURN(gpu::Stream ts, gpu::Stream::create());
+    twin_streams.push_back(std::move(ts));
+  }
   struct SlotState {
     gpu::DeviceBuffer terms;
     gpu::PinnedBuffer host_terms;
-    gpu::Event uploaded, done;
+    gpu::Event uploaded, done, zeroed;
+    std::vector<gpu::Event> twin_done;  // fork mode: one per twin
     // --profile: upload start, upload end, after each twin, readback end.
     std::vector<gpu::Event> marks;
   };
@@ -135,6 +148,11 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
     TWINMAF_ASSIGN_OR_RETURN(s.host_terms, gpu::PinnedBuffer::create(terms_bytes));
     TWINMAF_ASSIGN_OR_RETURN(s.uploaded, gpu::Event::create(false));
     TWINMAF_ASSIGN_OR_RETURN(s.done, gpu::Event::create(false));
+    TWINMAF_ASSIGN_OR_RETURN(s.zeroed, gpu::Event::create(false));
+    for (size_t k = 0; fork && k < twins; ++k) {
+      TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(false));
+      s.twin_done.push_back(std::move(e));
+    }
     if (cfg_.profile)
       for (size_t k = 0; k < twins + 3; ++k) {
         TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(true));
@@ -238,6 +256,7 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
       TWINMAF_CUDA_TRY(cudaStreamWaitEvent(compute_s, static_cast<cudaEvent_t>(s.uploaded.get()), 0));
       if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[1].get()), compute_s));
       TWINMAF_CUDA_TRY(cudaMemsetAsync(s.terms.get(), 0, terms_bytes, compute_s));
+      TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.zeroed.get()), compute_s));
       size_t k = 0;
       for (unsigned l = 0; l < lanes; ++l) {
         DeviceFrame frame;
@@ -249,7 +268,13 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
         for (size_t i = 0; i < nf; ++i) {
           const Registered& r = lanes_[l].features[i];
           if (!r.twin || shared_with_lane0(l, i)) continue;
-          if (active(l, i)) TWINMAF_RETURN_IF_ERROR(r.twin->enqueue(frame, s.terms.get() + offset[l][i], compute_s));
+          const cudaStream_t ts = fork ? static_cast<cudaStream_t>(twin_streams[k].get()) : compute_s;
+          if (fork) TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ts, static_cast<cudaEvent_t>(s.zeroed.get()), 0));
+          if (active(l, i)) TWINMAF_RETURN_IF_ERROR(r.twin->enqueue(frame, s.terms.get() + offset[l][i], ts));
+          if (fork) {
+            TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.twin_done[k].get()), ts));
+            TWINMAF_CUDA_TRY(cudaStreamWaitEvent(compute_s, static_cast<cudaEvent_t>(s.twin_done[k].get()), 0));
+          }
           if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[k + 2].get()), compute_s));
           ++k;
         }
