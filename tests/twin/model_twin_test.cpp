@@ -1,0 +1,63 @@
+// Model scores on the GPU: whole jobs (the CLI's execute()) with every
+// built-in v0.6.x model, --backend cpu against --backend cuda, the result
+// files written with --precision max compared byte for byte (apart from fps
+// and the "backends" record).
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "engine/job.h"
+#include "tests/twin/twin_harness.h"
+
+namespace twinmaf::test {
+namespace {
+
+std::string write_file(const std::filesystem::path& p, const std::vector<uint8_t>& bytes) {
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  return p.string();
+}
+
+std::string result_file(const ScoreJob& job, Backend backend, const std::string& out) {
+  ScoreJob j = job;
+  j.session.backend = backend;
+  j.output_paths = {out};
+  JobResult r;
+  const Status st = execute(j, &r);
+  EXPECT_TRUE(st.ok()) << st.message();
+  for (const auto& [feature, b] : r.backends) EXPECT_EQ(b, backend == Backend::kCuda ? "cuda" : "cpu") << feature;
+  std::stringstream ss;
+  ss << std::ifstream(out).rdbuf();
+  // fps differs run to run; "backends" is written only by the GPU run.
+  return std::regex_replace(std::regex_replace(ss.str(), std::regex("\"fps\": [^,]*,"), ""),
+                            std::regex("  \"backends\": \\{[^}]*\\},\n"), "");
+}
+
+TEST(ModelTwin, EveryBuiltInV06ModelEqualsTheCpu) {
+  REQUIRE_GPU();
+  const auto dir = std::filesystem::temp_directory_path() / "twinmaf_model_twin";
+  std::filesystem::create_directories(dir);
+  for (const VideoFormat& f : {VideoFormat{576, 324, PixFmt::k420, 8}, VideoFormat{357, 353, PixFmt::k444, 10},
+                               VideoFormat{1920, 1080, PixFmt::k420, 12}}) {
+    SCOPED_TRACE(describe(f, {"models"}, 6, 1));
+    const Clip c = ramp_clip(f, 6, 41);
+    ScoreJob job;
+    job.ref_path = write_file(dir / "ref.yuv", c.ref);
+    job.dis_paths = {write_file(dir / "dis.yuv", c.dis)};
+    job.raw = RawParams{f.w, f.h, f.fmt, f.bpc};
+    job.models = {"version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg",
+                  "version=vmaf_4k_v0.6.1:name=vmaf_4k", "version=vmaf_4k_v0.6.1neg:name=vmaf_4k_neg",
+                  "version=vmaf_b_v0.6.3:name=vmaf_b"};
+    job.output_format = OutputFormat::kJson;
+    job.precision = Precision{Precision::Mode::kMax, 17};
+    const std::string cpu = result_file(job, Backend::kCpu, (dir / "cpu.json").string());
+    const std::string gpu = result_file(job, Backend::kCuda, (dir / "gpu.json").string());
+    EXPECT_EQ(cpu, gpu);
+    EXPECT_NE(cpu.find("\"vmaf_b_ci_p95_hi\""), std::string::npos);
+    values_compared() += static_cast<size_t>(std::count(cpu.begin(), cpu.end(), '\n'));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace twinmaf::test
