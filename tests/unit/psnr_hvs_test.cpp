@@ -16,17 +16,12 @@
 
 #include "core/collector.h"
 #include "core/options.h"
+#include "tests/support/noise_clip.h"
 
 namespace twinmaf {
 namespace {
 
-uint64_t splitmix64(uint64_t& s) {
-  s += 0x9E3779B97F4A7C15ull;
-  uint64_t z = s;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+using test::splitmix64;
 
 enum class Noise { kFull, kSmallDelta, kIdentical, kIdenticalLuma };
 
