@@ -14,11 +14,14 @@
 //     must also cross PCIe, which share the host's memory bandwidth with the
 //     reads.
 //
-//   twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES FEATURE[=opts] [FEATURE...]
+//   twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES [--banks=N] [--graphs=0|1]
+//                     FEATURE[=opts] [FEATURE...]
 //     Kernel throughput with the inputs already on the device: 8 distinct
 //     (ref, dis) pairs are uploaded once, then FRAMES frames cycle through them
-//     with the whole per-frame device sequence (terms zeroing, every twin's
-//     kernels, the terms readback), timed with CUDA events.
+//     through the session's DevicePipeline (terms zeroing, every twin's
+//     kernels, the terms readback; 4 frames in flight), timed on the host
+//     clock; also prints the host time spent enqueueing. Defaults: the
+//     session's banks and graphs.
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -31,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/device_pipeline.h"
 #include "engine/job.h"
 #include "engine/session.h"
 #include "gpu/cuda_check.h"
@@ -113,15 +117,18 @@ int ceiling(const std::string& path, size_t frame_stride, size_t frame_bytes, st
   return 0;
 }
 
-Status resident(const VideoFormat& fmt, int frames, const std::vector<std::string>& features) {
+Status resident(const VideoFormat& fmt, int frames, const std::vector<std::string>& args) {
   TWINMAF_ASSIGN_OR_RETURN(auto ctx, gpu::Context::create(0));
-  struct Item {
-    const FeatureSpec* spec;
-    std::unique_ptr<Twin> twin;
-    size_t offset;
-  };
-  std::vector<Item> items;
-  size_t terms = 0;
+  PipelineMode mode;  // the session's defaults unless overridden
+  std::vector<std::string> features;
+  for (const std::string& a : args) {
+    if (a.rfind("--banks=", 0) == 0) mode.banks = std::atoi(a.c_str() + 8);
+    else if (a.rfind("--graphs=", 0) == 0) mode.graphs = a.substr(9) != "0";
+    else features.push_back(a);
+  }
+  std::vector<std::unique_ptr<Twin>> owned;
+  std::vector<PipelineTwin> twins;
+  std::size_t terms = 0;
   bool chroma = false;
   for (const std::string& text : features) {
     TWINMAF_ASSIGN_OR_RETURN(FeatureRequest req, parse_feature_request(text));
@@ -129,13 +136,20 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
     if (!spec) TWINMAF_FAIL(kInvalidArgument, "unknown feature {}", req.name);
     if (!spec->cuda) TWINMAF_FAIL(kUnsupported, "{} has no CUDA twin", req.name);
     TWINMAF_ASSIGN_OR_RETURN(Options o, Options::parse(spec->name, spec->options, req.options));
-    TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Twin> twin, spec->cuda(o, fmt, *ctx));
-    chroma = chroma || twin->reads_chroma();
-    items.push_back({spec, std::move(twin), terms});
-    terms += 256 * ((items.back().twin->terms_bytes() + 255) / 256);
+    PipelineTwin t{{}, 0, terms};
+    for (int b = 0; b < std::max(1, mode.banks); ++b) {
+      TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Twin> twin, spec->cuda(o, fmt, *ctx));
+      chroma = chroma || twin->reads_chroma();
+      terms += b ? 0 : 256 * ((twin->terms_bytes() + 255) / 256);
+      t.banks.push_back(twin.get());
+      owned.push_back(std::move(twin));
+    }
+    twins.push_back(std::move(t));
   }
+  const std::size_t ntwins = twins.size();
   // 8 resident pairs: a moving ramp, dis = ref + small noise.
   constexpr int kResident = 8;
+  constexpr int kInFlight = 4;  // as the session
   Picture layout(fmt, host_allocator());
   std::vector<gpu::DeviceBuffer> ref(kResident), dis(kResident);
   std::vector<uint8_t> host(layout.bytes());
@@ -163,61 +177,41 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
     }
     return d;
   };
-  TWINMAF_ASSIGN_OR_RETURN(gpu::Stream stream, gpu::Stream::create());
-  // As the session does: each twin on its own stream, forked after the
-  // zeroing and joined before the readback.
-  std::vector<gpu::Stream> twin_streams;
-  std::vector<gpu::Event> zeroed, twin_done;
-  for (size_t k = 0; k < items.size(); ++k) {
-    TWINMAF_ASSIGN_OR_RETURN(gpu::Stream ts, gpu::Stream::create());
-    twin_streams.push_back(std::move(ts));
-  }
-  for (size_t k = 0; k < size_t(kResident) * (items.size() + 1); ++k) {
-    TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(false));
-    (k < size_t(kResident) ? zeroed : twin_done).push_back(std::move(e));
-  }
-  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer dterms, gpu::DeviceBuffer::create(terms * kResident));
-  TWINMAF_ASSIGN_OR_RETURN(gpu::PinnedBuffer hterms, gpu::PinnedBuffer::create(terms * kResident));
-  TWINMAF_ASSIGN_OR_RETURN(gpu::Event start, gpu::Event::create(true));
-  TWINMAF_ASSIGN_OR_RETURN(gpu::Event stop, gpu::Event::create(true));
-  const auto s = static_cast<cudaStream_t>(stream.get());
+  TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<DevicePipeline> pipe,
+                           DevicePipeline::create(std::move(twins), terms, kResident, mode));
+  std::vector<DeviceFrame> frame(1);
+  const std::vector<bool> active(ntwins, true);
+  double enqueue_ms = 0;
   const auto run = [&](int n) -> Status {
+    enqueue_ms = 0;
     for (int i = 0; i < n; ++i) {
       const int k = i % kResident;
-      DeviceFrame f;
+      if (i >= kInFlight) TWINMAF_RETURN_IF_ERROR(pipe->wait((i - kInFlight) % kResident));
+      DeviceFrame& f = frame[0];
       f.index = static_cast<unsigned>(i);
       f.ref = view(ref[size_t(k)]);
       f.dis = view(dis[size_t(k)]);
       f.prev_ref = view(ref[size_t((k + kResident - 1) % kResident)]);
       f.prev_prev_ref = view(ref[size_t((k + kResident - 2) % kResident)]);
-      uint8_t* t = dterms.get() + size_t(k) * terms;
-      TWINMAF_CUDA_TRY(cudaMemsetAsync(t, 0, terms, s));
-      const auto z = static_cast<cudaEvent_t>(zeroed[size_t(k)].get());
-      TWINMAF_CUDA_TRY(cudaEventRecord(z, s));
-      for (size_t j = 0; j < items.size(); ++j) {
-        const auto ts = static_cast<cudaStream_t>(twin_streams[j].get());
-        const auto d = static_cast<cudaEvent_t>(twin_done[size_t(k) * items.size() + j].get());
-        TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ts, z, 0));
-        TWINMAF_RETURN_IF_ERROR(items[j].twin->enqueue(f, t + items[j].offset, ts));
-        TWINMAF_CUDA_TRY(cudaEventRecord(d, ts));
-        TWINMAF_CUDA_TRY(cudaStreamWaitEvent(s, d, 0));
-      }
-      TWINMAF_CUDA_TRY(cudaMemcpyAsync(hterms.get() + size_t(k) * terms, t, terms, cudaMemcpyDeviceToHost, s));
+      const auto t0 = std::chrono::steady_clock::now();
+      TWINMAF_RETURN_IF_ERROR(pipe->enqueue(f.index, k, frame, active, nullptr));
+      enqueue_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
+    for (int k = 0; k < kResident; ++k) TWINMAF_RETURN_IF_ERROR(pipe->wait(k));
     return ok_status();
   };
-  TWINMAF_RETURN_IF_ERROR(run(kResident * 4));  // warm-up
-  TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(start.get()), s));
+  TWINMAF_RETURN_IF_ERROR(run(kResident * 4));  // warm-up, captures every graph
+  TWINMAF_CUDA_TRY(cudaDeviceSynchronize());
+  const auto t0 = std::chrono::steady_clock::now();
   TWINMAF_RETURN_IF_ERROR(run(frames));
-  TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(stop.get()), s));
-  TWINMAF_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(stop.get())));
-  float ms = 0;
-  TWINMAF_CUDA_TRY(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start.get()), static_cast<cudaEvent_t>(stop.get())));
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::string names;
   for (const auto& f : features) names += (names.empty() ? "" : "+") + f;
-  std::printf("resident: %s | %dx%d %s %d-bit | %s | %d frames | %.1f fps (%.4f ms/frame)\n", names.c_str(), fmt.w,
-              fmt.h, std::string(pix_fmt_name(fmt.fmt)).c_str(), fmt.bpc, ctx->info().name.c_str(), frames,
-              frames * 1000.0 / ms, ms / frames);
+  std::printf("resident: %s | %dx%d %s %d-bit | %s | banks %d graphs %s | %d frames | %.1f fps (%.4f ms/frame, "
+              "host enqueue %.4f ms/frame)\n",
+              names.c_str(), fmt.w, fmt.h, std::string(pix_fmt_name(fmt.fmt)).c_str(), fmt.bpc,
+              ctx->info().name.c_str(), pipe->banks(), mode.graphs ? "on" : "off", frames, frames * 1000.0 / ms,
+              ms / frames, enqueue_ms / frames);
   return ok_status();
 }
 
@@ -238,6 +232,6 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: twinmaf_gpu_bench ceiling|ceiling_upload FILE FRAME_BYTES READ_BYTES [THREADS...]\n"
-               "       twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES FEATURE[=opts]...\n");
+               "       twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES [--banks=N] [--graphs=0|1] FEATURE[=opts]...\n");
   return 2;
 }

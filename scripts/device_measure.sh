@@ -2,44 +2,63 @@
 # device_measure.sh — the GPU host's measurement session, run from .device/:
 # twin tests, compute-sanitizer, read ceilings, end-to-end and device-resident
 # benchmarks, one reference vs eight encodes. Output: stdout (tee it).
+# PART=device: twin tests, sanitizers, resident; PART=io: content, ceilings,
+# end to end, one reference vs eight; unset: both (longer than one device
+# call allows).
 set -u
 cd "$(dirname "$0")"
 R=./run.sh
 section() { echo; echo "=== $*"; }
+B="$R twinmaf_gpu_bench"
+if [[ ${PART:-device} != io ]]; then
 section "twin tests"
 timeout 170 $R twinmaf_twin 2>&1 | grep -E "^\[  (PASSED|FAILED)|^\[       OK|FAILED|twin:|Failure|frame [0-9]+:" | head -60
 section "compute-sanitizer memcheck"
 timeout 80 $R compute-sanitizer --tool memcheck --error-exitcode 9 ./bin/twinmaf_twin \
-  --gtest_filter='Twin.SubsampleThree:Twin.PsnrOptions:VifTwin.EveryOption:AdmTwin.IdenticalAndFlatInputs:PsnrHvsTwin.IdenticalPairsAreInfinite' 2>&1 | tail -4
+  --gtest_filter='Twin.SubsampleThree:Twin.PsnrOptions:Twin.GraphReplayOverLongSequences:VifTwin.EveryOption:AdmTwin.IdenticalAndFlatInputs:PsnrHvsTwin.IdenticalPairsAreInfinite' 2>&1 | tail -4
 section "compute-sanitizer racecheck"
 timeout 70 $R compute-sanitizer --tool racecheck --error-exitcode 9 ./bin/twinmaf_twin \
   --gtest_filter='Twin.SubsampleThree:VifTwin.IdenticalInputs:AdmTwin.IdenticalAndFlatInputs:PsnrHvsTwin.IdenticalPairsAreInfinite' 2>&1 | tail -4
+section "device resident"
+for g in 0 1; do for b in 1 2 3; do $B resident 1920 1080 420 8 8000 --banks=$b --graphs=$g adm vif motion; done; done
+for g in 0 1; do for b in 1 3; do $B resident 3840 2160 420 8 2000 --banks=$b --graphs=$g adm vif motion; done; done
+$B resident 3840 2160 420 10 2000 adm vif motion
+$B resident 3840 2160 420 8 2000 psnr_hvs
+section "nsight compute: kernels of 1080p VMAF, one bank, no graphs (to \$OUT/ncu.txt)"
+ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1 || true)
+if [[ -n $ncu && -n ${OUT:-} ]]; then
+  timeout 150 $R "$ncu" --launch-skip 300 --launch-count 24 --section SpeedOfLight --section LaunchStats \
+    --section Occupancy ./bin/twinmaf_gpu_bench resident 1920 1080 420 8 10 --banks=1 --graphs=0 adm vif motion \
+    > "$OUT/ncu.txt" 2>&1
+  grep -E "^  [a-z_]+.*\(|Duration" "$OUT/ncu.txt" | head -60
+fi
+fi
+if [[ ${PART:-io} != device ]]; then
 section "content"
 python3 device_gen.py 3840 2160 480 /tmp/r4k.yuv /tmp/d4k.yuv 60
 python3 device_gen.py 1920 1080 600 /tmp/r1k.yuv /tmp/d1k.yuv 60
+python3 device_gen.py 3840 2160 240 /tmp/r4k10.yuv /tmp/d4k10.yuv 30 10
 for i in 1 2 3 4 5 6 7 8; do cp /tmp/d1k.yuv /tmp/d1k_$i.yuv; done
 cat /tmp/*.yuv > /dev/null
 section "read ceilings (12 threads; halve for pairs)"
-B="$R twinmaf_gpu_bench"
 $B ceiling /tmp/r4k.yuv 12441600 12441600 12
 $B ceiling /tmp/r4k.yuv 12441600 8294400 12
 $B ceiling_upload /tmp/r4k.yuv 12441600 12441600 12
 $B ceiling_upload /tmp/r4k.yuv 12441600 8294400 12
 $B ceiling /tmp/r1k.yuv 3110400 2073600 12
 $B ceiling_upload /tmp/r1k.yuv 3110400 2073600 12
+$B ceiling /tmp/r4k10.yuv 24883200 16588800 12
+$B ceiling_upload /tmp/r4k10.yuv 24883200 16588800 12
 section "end to end, from raw files in the page cache"
 R4="-r /tmp/r4k.yuv -d /tmp/d4k.yuv -w 3840 -h 2160 -p 420 -b 8 --backend cuda"
 R1="-r /tmp/r1k.yuv -d /tmp/d1k.yuv -w 1920 -h 1080 -p 420 -b 8 --backend cuda"
 $R twinmaf $R4 --profile -o /dev/null "$@"
 $R twinmaf_bench $R4 --repeat 3
 $R twinmaf_bench $R1 --repeat 3
+$R twinmaf_bench -r /tmp/r4k10.yuv -d /tmp/d4k10.yuv -w 3840 -h 2160 -p 420 -b 10 --backend cuda --repeat 3
+$R twinmaf -r /tmp/r1k.yuv -d /tmp/d1k.yuv -w 1920 -h 1080 -p 420 -b 8 --backend cuda --profile -o /dev/null
 $R twinmaf_bench $R4 -n --feature psnr --feature motion --repeat 2
 $R twinmaf_bench $R4 -n --feature psnr_hvs --repeat 2
-section "device resident"
-$B resident 3840 2160 420 8 2000 adm vif motion
-$B resident 1920 1080 420 8 8000 adm vif motion
-$B resident 3840 2160 420 10 2000 adm vif motion
-$B resident 3840 2160 420 8 2000 psnr_hvs
 section "one reference, eight encodes (1080p, vmaf_v0.6.1)"
 D=""; for i in 1 2 3 4 5 6 7 8; do D="$D -d /tmp/d1k_$i.yuv"; done
 t0=$(date +%s.%N); $R twinmaf -r /tmp/r1k.yuv $D -w 1920 -h 1080 -p 420 -b 8 --backend cuda -q; t1=$(date +%s.%N)
@@ -47,3 +66,4 @@ for i in 1 2 3 4 5 6 7 8; do $R twinmaf -r /tmp/r1k.yuv -d /tmp/d1k_$i.yuv -w 19
 t2=$(date +%s.%N)
 python3 -c "a=$t1-$t0; b=$t2-$t1; n=8*600; print(f'one pass: {a:.2f} s, {n/a:.0f} comparisons/s; eight runs: {b:.2f} s, {n/b:.0f} comparisons/s; ratio {b/a:.2f}x')"
 $R twinmaf_bench -r /tmp/r1k.yuv $D -w 1920 -h 1080 -p 420 -b 8 --backend cuda --repeat 2
+fi

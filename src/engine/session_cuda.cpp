@@ -4,14 +4,16 @@
 // so the slots of frames n-1 and n-2 stay resident for temporal twins):
 //   host:  read the reference and every distorted picture into pinned
 //          pictures (the pool is pinned; raw inputs by parallel readers)
-//   copy stream:    wait for the event behind the last kernels that read slot
-//                   n % S (frame n-S+2), then one async copy per plane
-//                   and picture (the reference once, however many distorted
-//                   inputs), then record `uploaded`
-//   compute stream: wait `uploaded`, zero the frame's terms block, each lane's
-//                   twins (a reference-only twin runs in lane 0 only), one
-//                   async copy of the terms block to pinned host memory,
-//                   record `done`
+//   copy stream: wait for the `done` events of the frames that last read
+//          slot n % S (n-S, n-S+1, n-S+2), then one async copy per plane and
+//          picture (the reference once, however many distorted inputs), then
+//          record `uploaded`
+//   device pipeline (engine/device_pipeline.h): after `uploaded`, zero the
+//          frame's terms block, each lane's twins (a reference-only twin runs
+//          in lane 0 only), one async copy of the terms block to pinned host
+//          memory, record `done`; replayed as a CUDA graph, frames alternating
+//          between two banks of twin instances so that consecutive frames
+//          overlap on the device
 //   host:  CPU-assigned features compute on the host pictures meanwhile; when
 //          D frames are in flight, the oldest is collected: wait for its
 //          `done` (the only host wait, on a frame D behind), unpack each
@@ -21,6 +23,7 @@
 #include <deque>
 #include <thread>
 
+#include "engine/device_pipeline.h"
 #include "engine/input_reader.h"
 #include "engine/session.h"
 #include "gpu/cuda_check.h"
@@ -114,50 +117,43 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
   pool.reserve((1 + lanes) * (2 * readers + kInFlight + 3));
   InputReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings, readers);
   TWINMAF_ASSIGN_OR_RETURN(gpu::Stream copy, gpu::Stream::create());
-  TWINMAF_ASSIGN_OR_RETURN(gpu::Stream compute, gpu::Stream::create());
   const auto copy_s = static_cast<cudaStream_t>(copy.get());
-  const auto compute_s = static_cast<cudaStream_t>(compute.get());
 
-  // Twins in enqueue order (lane, feature), for --profile.
-  size_t twins = 0;
+  // Twins in enqueue order (lane, feature); bank 0 is the session's
+  // instance, the others are made alike for the pipeline's other banks.
+  PipelineMode mode;
+  mode.profile = cfg_.profile;
+  std::vector<PipelineTwin> ptwins;
+  std::vector<std::unique_ptr<Twin>> bank_twins;
+  std::vector<std::vector<size_t>> twin_of(lanes, std::vector<size_t>(nf, SIZE_MAX));
   for (unsigned l = 0; l < lanes; ++l)
-    for (size_t i = 0; i < nf; ++i) twins += lanes_[l].features[i].twin && !shared_with_lane0(l, i);
-  // Twins are independent within a frame: each gets its own stream, forked
-  // from the compute stream after the terms block is zeroed and joined
-  // before the readback, so small kernels of different twins overlap. A
-  // twin's kernels stay in order across frames on its stream (its scratch
-  // buffers are never used by two frames at once). --profile keeps every
-  // twin on the compute stream so that per-kernel times are meaningful.
-  const bool fork = !cfg_.profile && twins > 1;
-  std::vector<gpu::Stream> twin_streams;
-  for (size_t k = 0; fork && k < twins; ++k) {
-    TWINMAF_ASSIGN_OR_RETURN(gpu::Stream ts, gpu::Stream::create());
-    twin_streams.push_back(std::move(ts));
-  }
+    for (size_t i = 0; i < nf; ++i) {
+      const Registered& r = lanes_[l].features[i];
+      if (!r.twin || shared_with_lane0(l, i)) continue;
+      PipelineTwin t{{r.twin.get()}, l, offset[l][i]};
+      for (int b = 1; !mode.profile && b < mode.banks; ++b) {
+        TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Twin> twin, r.spec->cuda(r.options, fmt, *gpu_));
+        t.banks.push_back(twin.get());
+        bank_twins.push_back(std::move(twin));
+      }
+      twin_of[l][i] = ptwins.size();
+      ptwins.push_back(std::move(t));
+    }
+  const size_t twins = ptwins.size();
+  TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<DevicePipeline> pipe,
+                           DevicePipeline::create(std::move(ptwins), terms_bytes, kSlots, mode));
+
   struct SlotState {
-    gpu::DeviceBuffer terms;
-    gpu::PinnedBuffer host_terms;
-    gpu::Event uploaded, done, zeroed;
-    std::vector<gpu::Event> twin_done;  // fork mode: one per twin
-    // --profile: upload start, upload end, after each twin, readback end.
-    std::vector<gpu::Event> marks;
+    gpu::Event uploaded;
+    gpu::Event upload_marks[2];  // --profile: before and after the upload
   };
   std::vector<SlotState> slots(kSlots);
   for (SlotState& s : slots) {
-    TWINMAF_ASSIGN_OR_RETURN(s.terms, gpu::DeviceBuffer::create(terms_bytes));
-    TWINMAF_ASSIGN_OR_RETURN(s.host_terms, gpu::PinnedBuffer::create(terms_bytes));
     TWINMAF_ASSIGN_OR_RETURN(s.uploaded, gpu::Event::create(false));
-    TWINMAF_ASSIGN_OR_RETURN(s.done, gpu::Event::create(false));
-    TWINMAF_ASSIGN_OR_RETURN(s.zeroed, gpu::Event::create(false));
-    for (size_t k = 0; fork && k < twins; ++k) {
-      TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(false));
-      s.twin_done.push_back(std::move(e));
+    for (gpu::Event& e : s.upload_marks) {
+      if (!cfg_.profile) continue;
+      TWINMAF_ASSIGN_OR_RETURN(e, gpu::Event::create(true));
     }
-    if (cfg_.profile)
-      for (size_t k = 0; k < twins + 3; ++k) {
-        TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(true));
-        s.marks.push_back(std::move(e));
-      }
   }
 
   struct InFlight {
@@ -184,21 +180,23 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
   };
 
   const auto collect = [&](InFlight& f) -> Status {
-    SlotState& s = slots[size_t(f.slot)];
     if (f.gpu) {
       const auto t = Clock::now();
-      TWINMAF_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(s.done.get())));
+      TWINMAF_RETURN_IF_ERROR(pipe->wait(f.slot));
       t_wait += ms_since(t);
       if (cfg_.profile) {
-        t_upload += elapsed(s.marks[0], s.marks[1]);
-        for (size_t k = 0; k < twins; ++k) t_twin[k] += elapsed(s.marks[k + 1], s.marks[k + 2]);
-        t_readback += elapsed(s.marks[twins + 1], s.marks[twins + 2]);
-        t_gpu += elapsed(s.marks[0], s.marks[twins + 2]);
+        const SlotState& s = slots[size_t(f.slot)];
+        const std::vector<gpu::Event>& m = pipe->marks(f.slot);
+        t_upload += elapsed(s.upload_marks[0], s.upload_marks[1]);
+        for (size_t k = 0; k < twins; ++k) t_twin[k] += elapsed(m[k], m[k + 1]);
+        t_readback += elapsed(m[twins], m[twins + 1]);
+        t_gpu += elapsed(s.upload_marks[0], m[twins + 1]);
         ++gpu_frames;
       }
     }
     const auto t = Clock::now();
     const bool sampled = f.set.index % cfg_.subsample == 0;
+    const uint8_t* host_terms = pipe->host_terms(f.slot);
     for (unsigned l = 0; l < lanes; ++l) {
       for (size_t i = 0; i < nf; ++i) {
         const Registered& r = lanes_[l].features[i];
@@ -208,7 +206,7 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
           continue;
         }
         std::shared_ptr<FrameTerms> terms = r.extractor->make_terms();
-        r.twin->unpack(s.host_terms.get() + offset[l][i], *terms);
+        r.twin->unpack(host_terms + offset[l][i], *terms);
         f.terms[l][i] = std::move(terms);
       }
       TWINMAF_RETURN_IF_ERROR(finish_frame(f.set.index, l, f.terms[l]));
@@ -218,6 +216,8 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
     return ok_status();
   };
 
+  std::vector<DeviceFrame> frames(lanes);
+  std::vector<bool> active(twins, false);
   for (;;) {
     if (static_cast<int>(inflight.size()) == kInFlight) {
       TWINMAF_RETURN_IF_ERROR(collect(inflight.front()));
@@ -235,56 +235,36 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
       ring.emplace(std::move(r));
     }
     f.slot = static_cast<int>(index % kSlots);
-    SlotState& s = slots[size_t(f.slot)];
+    const SlotState& s = slots[size_t(f.slot)];
     const bool sampled = index % cfg_.subsample == 0;
-    const auto active = [&](unsigned l, size_t i) {
-      const Registered& r = lanes_[l].features[i];
-      return r.twin && !shared_with_lane0(l, i) && (sampled || r.spec->every_frame);
-    };
     for (unsigned l = 0; l < lanes; ++l)
-      for (size_t i = 0; i < nf; ++i) f.gpu = f.gpu || active(l, i);
-    if (f.gpu) {
-      // Device-side fence: frame n-S+2 is the last reader of this slot (as
-      // the history of its successors); the compute stream runs in order.
-      if (index >= static_cast<unsigned>(kSlots) - 2) {
-        const int last_reader = static_cast<int>((index - (kSlots - 2)) % kSlots);
-        TWINMAF_CUDA_TRY(cudaStreamWaitEvent(copy_s, static_cast<cudaEvent_t>(slots[size_t(last_reader)].done.get()), 0));
+      for (size_t i = 0; i < nf; ++i) {
+        const Registered& r = lanes_[l].features[i];
+        if (twin_of[l][i] == SIZE_MAX) continue;
+        active[twin_of[l][i]] = sampled || r.spec->every_frame;
+        f.gpu = f.gpu || active[twin_of[l][i]];
       }
-      if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[0].get()), copy_s));
+    if (f.gpu) {
+      // Device-side fence: the frames that last read this slot (n-S as its
+      // own, n-S+1 and n-S+2 as their history) may run on any bank.
+      for (unsigned back = kSlots - 2; back <= static_cast<unsigned>(kSlots) && back <= index; ++back)
+        TWINMAF_CUDA_TRY(
+            cudaStreamWaitEvent(copy_s, static_cast<cudaEvent_t>(pipe->done(int((index - back) % kSlots))), 0));
+      if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.upload_marks[0].get()), copy_s));
       TWINMAF_RETURN_IF_ERROR(ring->upload(f.slot, *f.set.ref, f.set.dis, copy_s));
+      if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.upload_marks[1].get()), copy_s));
       TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.uploaded.get()), copy_s));
-      TWINMAF_CUDA_TRY(cudaStreamWaitEvent(compute_s, static_cast<cudaEvent_t>(s.uploaded.get()), 0));
-      if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[1].get()), compute_s));
-      TWINMAF_CUDA_TRY(cudaMemsetAsync(s.terms.get(), 0, terms_bytes, compute_s));
-      TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.zeroed.get()), compute_s));
-      size_t k = 0;
       for (unsigned l = 0; l < lanes; ++l) {
-        DeviceFrame frame;
+        DeviceFrame& frame = frames[l];
+        frame = DeviceFrame{};
         frame.index = index;
         frame.ref = ring->ref(f.slot);
         frame.dis = ring->dis(f.slot, l);
         if (prev_slot >= 0 && history >= 1) frame.prev_ref = ring->ref(prev_slot);
         if (prev_prev_slot >= 0 && history >= 2) frame.prev_prev_ref = ring->ref(prev_prev_slot);
-        for (size_t i = 0; i < nf; ++i) {
-          const Registered& r = lanes_[l].features[i];
-          if (!r.twin || shared_with_lane0(l, i)) continue;
-          const cudaStream_t ts = fork ? static_cast<cudaStream_t>(twin_streams[k].get()) : compute_s;
-          if (fork) TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ts, static_cast<cudaEvent_t>(s.zeroed.get()), 0));
-          if (active(l, i)) TWINMAF_RETURN_IF_ERROR(r.twin->enqueue(frame, s.terms.get() + offset[l][i], ts));
-          if (fork) {
-            TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.twin_done[k].get()), ts));
-            TWINMAF_CUDA_TRY(cudaStreamWaitEvent(compute_s, static_cast<cudaEvent_t>(s.twin_done[k].get()), 0));
-          }
-          if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[k + 2].get()), compute_s));
-          ++k;
-        }
       }
-      TWINMAF_CUDA_TRY(cudaMemcpyAsync(s.host_terms.get(), s.terms.get(), terms_bytes, cudaMemcpyDeviceToHost, compute_s));
-      if (cfg_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.marks[twins + 2].get()), compute_s));
+      TWINMAF_RETURN_IF_ERROR(pipe->enqueue(index, f.slot, frames, active, s.uploaded.get()));
     }
-    // Recorded for every frame (behind all earlier work on the in-order
-    // compute stream), so the fence above always covers frame n-S+2.
-    TWINMAF_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(s.done.get()), compute_s));
     // CPU-assigned features run on the host while the device works.
     t = Clock::now();
     f.terms.resize(lanes);

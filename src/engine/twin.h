@@ -39,6 +39,10 @@ struct DevicePicture {
   std::size_t pitch[3] = {};
 };
 
+// Frame indices at or above this launch the same kernels (temporal twins
+// only skip the first frames).
+constexpr unsigned kReplayIndex = 2;
+
 struct DeviceFrame {
   unsigned index = 0;
   DevicePicture ref, dis;
@@ -55,7 +59,10 @@ class Twin {
   virtual std::size_t terms_bytes() const = 0;
   virtual bool reads_chroma() const = 0;
   // Launches the frame's kernels on `stream` (a cudaStream_t). Must not block
-  // the host.
+  // the host, and must be a pure function of this instance, the frame's
+  // plane pointers and pitches, min(frame.index, kReplayIndex) and the
+  // arguments: the session captures the launches once per distinct input
+  // and replays them as a CUDA graph (engine/device_pipeline.h).
   virtual Status enqueue(const DeviceFrame& frame, void* device_terms, void* stream) = 0;
   // Raw terms (host copy of the device block) -> the feature's FrameTerms.
   virtual void unpack(const void* host_terms, FrameTerms& out) const = 0;

@@ -4,7 +4,7 @@
 // Inputs: seeded full-range noise (tests/support/noise_clip.h) and a moving
 // ramp with noise, at 8/10/12/16 bit, every layout, sizes from the minimum to
 // odd to 3840x2160; motion option sets on sequences of 1-5 and 48 frames;
-// --subsample 3; real clips listed in $TWINMAF_TWIN_CLIPS (a file of
+// --subsample 3; sequences long enough to replay captured graphs; real clips listed in $TWINMAF_TWIN_CLIPS (a file of
 // "ref dis w h layout bpc frames" lines, paths relative to it); sessions of
 // two sizes in sequence and four concurrent sessions on one device.
 // Without a CUDA device every test is skipped with "no GPU".
@@ -83,6 +83,18 @@ TEST(Twin, SubsampleThree) {
   const VideoFormat f{357, 353, PixFmt::k420, 10};
   expect_twin(ramp_clip(f, 10, 5), {"psnr=enable_apsnr=true", "motion=motion_five_frame_window=true"}, 10, 3);
   expect_twin(noise_clip(f, 10, 6), {"psnr", "motion"}, 10, 3);
+}
+
+// Long sequences: past the first (ring slot, bank) cycles every frame replays
+// a captured CUDA graph, with every twin forked on both banks; a graph bound
+// to the wrong slot, bank or history would score another frame's pictures.
+TEST(Twin, GraphReplayOverLongSequences) {
+  REQUIRE_GPU();
+  const std::vector<std::string> all = {"adm", "vif", "motion", "psnr=enable_apsnr=true", "psnr_hvs"};
+  expect_twin(ramp_clip({176, 144, PixFmt::k420, 8}, 64, 21), all, 64);
+  expect_twin(noise_clip({176, 144, PixFmt::k420, 10}, 40, 22), all, 40, 3);
+  expect_twin(ramp_clip({97, 71, PixFmt::k444, 12}, 45, 23),
+              {"motion_v2=motion_five_frame_window=true", "psnr", "vif"}, 45, 2);
 }
 
 TEST(Twin, LargeFrames) {

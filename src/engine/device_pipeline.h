@@ -1,0 +1,108 @@
+// The per-frame device sequence of the CUDA session (DESIGN.md section 4),
+// shared with twinmaf_gpu_bench's resident mode so that the benchmark times
+// exactly what a run enqueues.
+//
+// Frame n goes to bank b = (its GPU-frame counter) % banks. A bank is a launch
+// stream plus one instance of every twin (their scratch buffers are private
+// to the instance) and, when forking, one stream per twin. On its launch
+// stream, after the caller's `ready` event (the upload):
+//   zero the terms block of the frame's slot; each active twin on its bank
+//   stream (forked from and joined back to the launch stream); one async copy
+//   of the block to pinned host memory; record done(slot).
+// A twin instance's frames stay in order on its bank's streams, so scratch is
+// never shared by two frames in flight, while frames of different banks run
+// concurrently: the small kernels of one frame fill the SMs the other leaves
+// idle.
+//
+// Graph replay: the sequence is a pure function of (slot, bank, the active
+// twins, every plane pointer of every lane's DeviceFrame, min(index,
+// kReplayIndex)) (Twin::enqueue's contract), so the first frame with a given
+// key is captured into a CUDA graph and every later one replays it: one
+// launch per frame instead of one per kernel, event and copy.
+//
+// Profile mode: one bank, no fork, no graphs, and timing events around every
+// twin (marks()).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/twin.h"
+#include "gpu/device.h"
+
+namespace twinmaf {
+
+struct PipelineTwin {
+  std::vector<Twin*> banks;  // one instance per bank, same options and format
+  unsigned lane = 0;         // index into the per-lane frames of enqueue()
+  std::size_t offset = 0;    // of its raw terms in the frame's terms block
+};
+
+struct PipelineMode {
+  int banks = 3;
+  bool graphs = true;
+  bool profile = false;  // forces one bank, no fork and no graphs
+};
+
+class DevicePipeline {
+ public:
+  // `slots` terms blocks of `terms_bytes` each (device and pinned host).
+  static Result<std::unique_ptr<DevicePipeline>> create(std::vector<PipelineTwin> twins, std::size_t terms_bytes,
+                                                        int slots, PipelineMode mode);
+  ~DevicePipeline();
+  DevicePipeline(const DevicePipeline&) = delete;
+  DevicePipeline& operator=(const DevicePipeline&) = delete;
+
+  int banks() const { return static_cast<int>(banks_.size()); }
+  // Enqueues one frame into `slot`; `frames` per lane, `active` per twin;
+  // `ready` (a cudaEvent_t, or null) orders it after the caller's upload.
+  Status enqueue(unsigned index, int slot, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active,
+                 void* ready);
+  // The event recorded behind the last enqueue into `slot` (cudaEvent_t).
+  void* done(int slot) const { return slots_[std::size_t(slot)].done.get(); }
+  // Host wait for the last frame of `slot`; its raw terms are then readable.
+  Status wait(int slot) const;
+  const uint8_t* host_terms(int slot) const { return slots_[std::size_t(slot)].host.get(); }
+  // Profile mode only: timing events of the slot's last frame, [0] when it
+  // started on the device, [k + 1] after twin k, [twins + 1] after the
+  // readback.
+  const std::vector<gpu::Event>& marks(int slot) const { return slots_[std::size_t(slot)].marks; }
+  // Distinct captured sequences so far (graph mode).
+  std::size_t graphs() const { return graphs_.size(); }
+
+ private:
+  struct Bank {
+    gpu::Stream launch;
+    std::vector<gpu::Stream> twin;  // fork mode: one per twin
+  };
+  struct Slot {
+    gpu::DeviceBuffer terms;
+    gpu::PinnedBuffer host;
+    gpu::Event done;
+    std::vector<gpu::Event> marks;
+  };
+  struct Graph;
+  DevicePipeline() = default;
+  // The direct sequence on bank b's streams (also what a capture records).
+  Status launch(unsigned index, int slot, int b, const std::vector<DeviceFrame>& frames,
+                const std::vector<bool>& active);
+  std::string key(unsigned index, int slot, int b, const std::vector<DeviceFrame>& frames,
+                  const std::vector<bool>& active) const;
+
+  std::vector<PipelineTwin> twins_;
+  std::size_t terms_bytes_ = 0;
+  PipelineMode mode_;
+  bool fork_ = false;
+  std::vector<Bank> banks_;
+  std::vector<Slot> slots_;
+  gpu::Event fork_event_;               // fork/join points; reused, stream order
+  std::vector<gpu::Event> join_events_;  // one per twin
+  std::map<std::string, std::unique_ptr<Graph>> graphs_;
+  unsigned long long frames_ = 0;
+};
+
+}  // namespace twinmaf

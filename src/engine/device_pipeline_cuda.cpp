@@ -1,0 +1,164 @@
+#include "engine/device_pipeline.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "gpu/cuda_check.h"
+
+namespace twinmaf {
+
+namespace {
+
+// Captured sequences kept per pipeline; frames with a new key beyond this
+// (only with many subsample phases) are launched directly.
+constexpr std::size_t kMaxGraphs = 64;
+
+cudaStream_t as_stream(const gpu::Stream& s) { return static_cast<cudaStream_t>(s.get()); }
+cudaEvent_t as_event(const gpu::Event& e) { return static_cast<cudaEvent_t>(e.get()); }
+
+template <typename T>
+void append(std::string& k, const T& v) {
+  k.append(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+
+}  // namespace
+
+struct DevicePipeline::Graph {
+  cudaGraphExec_t exec = nullptr;
+  ~Graph() {
+    if (exec) cudaGraphExecDestroy(exec);
+  }
+};
+
+DevicePipeline::~DevicePipeline() = default;
+
+Result<std::unique_ptr<DevicePipeline>> DevicePipeline::create(std::vector<PipelineTwin> twins,
+                                                               std::size_t terms_bytes, int slots, PipelineMode mode) {
+  std::unique_ptr<DevicePipeline> p(new DevicePipeline());
+  if (mode.profile) {
+    mode.banks = 1;
+    mode.graphs = false;
+  }
+  mode.banks = std::max(1, mode.banks);
+  for (const PipelineTwin& t : twins)
+    if (t.banks.size() < std::size_t(mode.banks))
+      TWINMAF_FAIL(kInternal, "device pipeline: a twin has {} instances for {} banks", t.banks.size(), mode.banks);
+  p->mode_ = mode;
+  p->fork_ = !mode.profile && twins.size() > 1;
+  p->terms_bytes_ = terms_bytes;
+  for (int b = 0; b < mode.banks; ++b) {
+    Bank bank;
+    TWINMAF_ASSIGN_OR_RETURN(bank.launch, gpu::Stream::create());
+    for (std::size_t k = 0; p->fork_ && k < twins.size(); ++k) {
+      TWINMAF_ASSIGN_OR_RETURN(gpu::Stream s, gpu::Stream::create());
+      bank.twin.push_back(std::move(s));
+    }
+    p->banks_.push_back(std::move(bank));
+  }
+  TWINMAF_ASSIGN_OR_RETURN(p->fork_event_, gpu::Event::create(false));
+  for (std::size_t k = 0; k < twins.size(); ++k) {
+    TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(false));
+    p->join_events_.push_back(std::move(e));
+  }
+  for (int i = 0; i < slots; ++i) {
+    Slot s;
+    TWINMAF_ASSIGN_OR_RETURN(s.terms, gpu::DeviceBuffer::create(terms_bytes));
+    TWINMAF_ASSIGN_OR_RETURN(s.host, gpu::PinnedBuffer::create(terms_bytes));
+    TWINMAF_ASSIGN_OR_RETURN(s.done, gpu::Event::create(false));
+    for (std::size_t k = 0; mode.profile && k < twins.size() + 2; ++k) {
+      TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(true));
+      s.marks.push_back(std::move(e));
+    }
+    p->slots_.push_back(std::move(s));
+  }
+  p->twins_ = std::move(twins);
+  return p;
+}
+
+std::string DevicePipeline::key(unsigned index, int slot, int b, const std::vector<DeviceFrame>& frames,
+                                const std::vector<bool>& active) const {
+  std::string k;
+  append(k, std::min(index, kReplayIndex));
+  append(k, slot);
+  append(k, b);
+  for (bool a : active) k.push_back(a ? '1' : '0');
+  for (const DeviceFrame& f : frames)
+    for (const DevicePicture* p : {&f.ref, &f.dis, &f.prev_ref, &f.prev_prev_ref})
+      for (int i = 0; i < 3; ++i) {
+        append(k, p->planes[i]);
+        append(k, p->pitch[i]);
+      }
+  return k;
+}
+
+Status DevicePipeline::launch(unsigned index, int slot, int b, const std::vector<DeviceFrame>& frames,
+                              const std::vector<bool>& active) {
+  const Bank& bank = banks_[std::size_t(b)];
+  const Slot& s = slots_[std::size_t(slot)];
+  const cudaStream_t ls = as_stream(bank.launch);
+  if (mode_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(as_event(s.marks[0]), ls));
+  TWINMAF_CUDA_TRY(cudaMemsetAsync(s.terms.get(), 0, terms_bytes_, ls));
+  if (fork_) TWINMAF_CUDA_TRY(cudaEventRecord(as_event(fork_event_), ls));
+  for (std::size_t k = 0; k < twins_.size(); ++k) {
+    const PipelineTwin& t = twins_[k];
+    if (active[k]) {
+      DeviceFrame f = frames[t.lane];
+      f.index = index;
+      const cudaStream_t ts = fork_ ? as_stream(bank.twin[k]) : ls;
+      if (fork_) TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ts, as_event(fork_event_), 0));
+      TWINMAF_RETURN_IF_ERROR(t.banks[std::size_t(b)]->enqueue(f, s.terms.get() + t.offset, ts));
+      if (fork_) {
+        TWINMAF_CUDA_TRY(cudaEventRecord(as_event(join_events_[k]), ts));
+        TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ls, as_event(join_events_[k]), 0));
+      }
+    }
+    if (mode_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(as_event(s.marks[k + 1]), ls));
+  }
+  TWINMAF_CUDA_TRY(cudaMemcpyAsync(s.host.get(), s.terms.get(), terms_bytes_, cudaMemcpyDeviceToHost, ls));
+  if (mode_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(as_event(s.marks.back()), ls));
+  return ok_status();
+}
+
+Status DevicePipeline::enqueue(unsigned index, int slot, const std::vector<DeviceFrame>& frames,
+                               const std::vector<bool>& active, void* ready) {
+  const int b = static_cast<int>(frames_++ % banks_.size());
+  const cudaStream_t ls = as_stream(banks_[std::size_t(b)].launch);
+  if (ready) TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ls, static_cast<cudaEvent_t>(ready), 0));
+  Graph* graph = nullptr;
+  if (mode_.graphs) {
+    std::string k = key(index, slot, b, frames, active);
+    auto it = graphs_.find(k);
+    if (it != graphs_.end()) {
+      graph = it->second.get();
+    } else if (graphs_.size() < kMaxGraphs) {
+      // Capturing records the sequence without running it; the replay below
+      // runs it after the `ready` wait above.
+      TWINMAF_CUDA_TRY(cudaStreamBeginCapture(ls, cudaStreamCaptureModeThreadLocal));
+      const Status st = launch(index, slot, b, frames, active);
+      cudaGraph_t g = nullptr;
+      const cudaError_t end = cudaStreamEndCapture(ls, &g);
+      auto owned = std::make_unique<Graph>();
+      cudaError_t inst = cudaSuccess;
+      if (st.ok() && end == cudaSuccess) inst = cudaGraphInstantiate(&owned->exec, g, 0);
+      if (g) cudaGraphDestroy(g);
+      TWINMAF_RETURN_IF_ERROR(st);
+      TWINMAF_CUDA_TRY(end);
+      TWINMAF_CUDA_TRY(inst);
+      graph = owned.get();
+      graphs_.emplace(std::move(k), std::move(owned));
+    }
+  }
+  if (graph)
+    TWINMAF_CUDA_TRY(cudaGraphLaunch(graph->exec, ls));
+  else
+    TWINMAF_RETURN_IF_ERROR(launch(index, slot, b, frames, active));
+  TWINMAF_CUDA_TRY(cudaEventRecord(as_event(slots_[std::size_t(slot)].done), ls));
+  return ok_status();
+}
+
+Status DevicePipeline::wait(int slot) const {
+  TWINMAF_CUDA_TRY(cudaEventSynchronize(as_event(slots_[std::size_t(slot)].done)));
+  return ok_status();
+}
+
+}  // namespace twinmaf
