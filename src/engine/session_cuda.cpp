@@ -25,6 +25,7 @@
 
 #include "engine/device_pipeline.h"
 #include "engine/input_reader.h"
+#include "engine/range_check.h"
 #include "engine/session.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device.h"
@@ -108,6 +109,36 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
     }
   const int ring_planes = chroma ? fmt.planes() : 1;
 
+  // Above 8 bits, when every feature runs on a twin and every plane read is
+  // uploaded, the sample range check runs on the device (range_check.h): one
+  // check twin per lane, at the end of the terms block.
+  bool all_twins = true;
+  for (const Lane& lane : lanes_)
+    for (const Registered& r : lane.features) all_twins = all_twins && r.twin != nullptr;
+  bool device_range = fmt.bpc > 8 && fmt.bpc < 16 && all_twins && ref.planes_needed() == ring_planes;
+  for (const VideoSource* d : dis) device_range = device_range && d->planes_needed() == ring_planes;
+  std::vector<std::unique_ptr<Twin>> range_twins;
+  std::vector<std::size_t> range_offset;
+  if (device_range) {
+    ref.set_host_range_check_from(ring_planes);
+    for (VideoSource* d : dis) d->set_host_range_check_from(ring_planes);
+    for (unsigned l = 0; l < lanes; ++l) {
+      range_twins.push_back(make_range_check_twin(fmt, ring_planes, l == 0));
+      range_offset.push_back(terms_bytes);
+      terms_bytes += kTermsAlign;
+    }
+  }
+  // The host check of frame `index` (the sources' own frame numbers count
+  // skipped frames): the CPU path's error, in its order (ref, then each
+  // distorted input).
+  const auto host_range_check = [&](const FrameSet& set) -> Status {
+    TWINMAF_RETURN_IF_ERROR(check_sample_range(*set.ref, 0, ring_planes, ref.path(), set.index + limits.skip_ref));
+    for (unsigned l = 0; l < lanes; ++l)
+      TWINMAF_RETURN_IF_ERROR(
+          check_sample_range(*set.dis[l], 0, ring_planes, dis[l]->path(), set.index + limits.skip_dis));
+    return ok_status();
+  };
+
   gpu::PinnedAllocator pinned;
   PicturePool pool(fmt, pinned);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
@@ -139,7 +170,11 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
       twin_of[l][i] = ptwins.size();
       ptwins.push_back(std::move(t));
     }
-  const size_t twins = ptwins.size();
+  for (unsigned l = 0; l < range_twins.size(); ++l) {
+    Twin* t = range_twins[l].get();  // stateless: shared by every bank
+    ptwins.push_back(PipelineTwin{std::vector<Twin*>(size_t(std::max(1, mode.banks)), t), l, range_offset[l]});
+  }
+  const size_t nt = ptwins.size();  // pipeline twins: the features', then the range checks
   TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<DevicePipeline> pipe,
                            DevicePipeline::create(std::move(ptwins), terms_bytes, kSlots, mode));
 
@@ -169,7 +204,7 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
 
   // --profile accumulators (ms summed over frames); twin k = k-th enqueued.
   double t_read = 0, t_cpu = 0, t_finish = 0, t_wait = 0, t_upload = 0, t_readback = 0, t_gpu = 0;
-  std::vector<double> t_twin(twins, 0.0);
+  std::vector<double> t_twin(nt, 0.0);
   unsigned gpu_frames = 0;
   const auto wall0 = Clock::now();
 
@@ -188,15 +223,27 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
         const SlotState& s = slots[size_t(f.slot)];
         const std::vector<gpu::Event>& m = pipe->marks(f.slot);
         t_upload += elapsed(s.upload_marks[0], s.upload_marks[1]);
-        for (size_t k = 0; k < twins; ++k) t_twin[k] += elapsed(m[k], m[k + 1]);
-        t_readback += elapsed(m[twins], m[twins + 1]);
-        t_gpu += elapsed(s.upload_marks[0], m[twins + 1]);
+        for (size_t k = 0; k < nt; ++k) t_twin[k] += elapsed(m[k], m[k + 1]);
+        t_readback += elapsed(m[nt], m[nt + 1]);
+        t_gpu += elapsed(s.upload_marks[0], m[nt + 1]);
         ++gpu_frames;
       }
     }
     const auto t = Clock::now();
     const bool sampled = f.set.index % cfg_.subsample == 0;
     const uint8_t* host_terms = pipe->host_terms(f.slot);
+    if (f.gpu && device_range) {
+      bool over = false;
+      for (unsigned l = 0; l < lanes; ++l) {
+        RangeTerms rt;
+        range_twins[l]->unpack(host_terms + range_offset[l], rt);
+        over = over || rt.or_all > (1u << fmt.bpc) - 1;
+      }
+      if (over) {
+        TWINMAF_RETURN_IF_ERROR(host_range_check(f.set));
+        TWINMAF_FAIL(kInternal, "frame {}: the device range check and the host's disagree", f.set.index);
+      }
+    }
     for (unsigned l = 0; l < lanes; ++l) {
       for (size_t i = 0; i < nf; ++i) {
         const Registered& r = lanes_[l].features[i];
@@ -217,7 +264,7 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
   };
 
   std::vector<DeviceFrame> frames(lanes);
-  std::vector<bool> active(twins, false);
+  std::vector<bool> active(nt, true);  // the range checks stay active
   for (;;) {
     if (static_cast<int>(inflight.size()) == kInFlight) {
       TWINMAF_RETURN_IF_ERROR(collect(inflight.front()));
@@ -225,9 +272,14 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
     }
     InFlight f;
     auto t = Clock::now();
-    TWINMAF_ASSIGN_OR_RETURN(bool got, reader.next(&f.set));
+    Result<bool> got = reader.next(&f.set);
     t_read += ms_since(t);
-    if (!got) break;
+    if (!got.ok()) {
+      // Earlier frames' errors come first, as on the CPU path.
+      for (; !inflight.empty(); inflight.pop_front()) TWINMAF_RETURN_IF_ERROR(collect(inflight.front()));
+      return got.status();
+    }
+    if (!*got) break;
     const unsigned index = f.set.index;
     if (!ring) {
       TWINMAF_ASSIGN_OR_RETURN(gpu::FrameRing r,
@@ -264,6 +316,8 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
         if (prev_prev_slot >= 0 && history >= 2) frame.prev_prev_ref = ring->ref(prev_prev_slot);
       }
       TWINMAF_RETURN_IF_ERROR(pipe->enqueue(index, f.slot, frames, active, s.uploaded.get()));
+    } else if (device_range) {
+      TWINMAF_RETURN_IF_ERROR(host_range_check(f.set));
     }
     // CPU-assigned features run on the host while the device works.
     t = Clock::now();
@@ -308,6 +362,11 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
         const std::string label = lanes > 1 ? fmt::format("{} [{}]", r.twin->name(), l) : r.twin->name();
         rep.profile.push_back(fmt::format("  kernel {:<24} {:9.3f} ms/frame", label, t_twin[k++] / g));
       }
+    double t_range = 0;
+    for (; k < nt; ++k) t_range += t_twin[k];
+    if (device_range)
+      rep.profile.push_back(fmt::format("  kernel {:<24} {:9.3f} ms/frame (sample range check, {} lanes)",
+                                        range_twins[0]->name(), t_range / g, lanes));
     rep.profile.push_back(fmt::format("  readback            {:9.3f} ms/frame ({} bytes)", t_readback / g, terms_bytes));
     rep.profile.push_back(fmt::format("  device total        {:9.3f} ms/frame", t_gpu / g));
     rep.profile.push_back(fmt::format("  host CPU features   {:9.3f} ms/frame", t_cpu / n));

@@ -98,7 +98,8 @@ class FfmpegSource final : public VideoSource {
     }
     av_frame_unref(frame_);
     if (format_.bpc > 8 && format_.bpc < 16)
-      TWINMAF_RETURN_IF_ERROR(check_sample_range(pic, std::min(planes_needed_, format_.planes()), path(), index_));
+      TWINMAF_RETURN_IF_ERROR(
+          check_sample_range(pic, host_check_from_, std::min(planes_needed_, format_.planes()), path(), index_));
     ++index_;
     return true;
   }

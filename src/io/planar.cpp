@@ -22,7 +22,7 @@ uint64_t packed_frame_bytes(const VideoFormat& f) {
 }
 
 Result<bool> read_packed_frame(const FileReader& file, uint64_t offset, Picture& pic, int planes,
-                               unsigned frame) {
+                               int check_from, unsigned frame) {
   const VideoFormat& f = pic.format();
   const uint64_t total = packed_frame_bytes(f);
   if (offset >= file.size()) return false;
@@ -50,7 +50,8 @@ Result<bool> read_packed_frame(const FileReader& file, uint64_t offset, Picture&
     }
     pos += bytes;
   }
-  if (f.bpc > 8 && f.bpc < 16) TWINMAF_RETURN_IF_ERROR(check_sample_range(pic, planes, file.path(), frame));
+  if (f.bpc > 8 && f.bpc < 16)
+    TWINMAF_RETURN_IF_ERROR(check_sample_range(pic, check_from, planes, file.path(), frame));
   return true;
 }
 

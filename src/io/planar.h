@@ -16,8 +16,9 @@ uint64_t packed_plane_bytes(const VideoFormat& f, int p);
 
 // Reads the packed frame at `offset` into pic (planes 0..planes-1; the others
 // are skipped). Returns false when the file ends exactly at `offset`; a frame
-// that is cut short is an error naming `frame`.
+// that is cut short is an error naming `frame`. Above 8 bits, planes
+// check_from..planes-1 are range-checked (check_sample_range).
 Result<bool> read_packed_frame(const FileReader& file, uint64_t offset, Picture& pic, int planes,
-                               unsigned frame);
+                               int check_from, unsigned frame);
 
 }  // namespace twinmaf

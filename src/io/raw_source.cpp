@@ -15,7 +15,8 @@ Result<std::unique_ptr<VideoSource>> RawSource::open(const std::string& path, co
 
 Result<bool> RawSource::read_frame(unsigned index, Picture& pic) const {
   const unsigned frame = skipped_ + index;
-  return read_packed_frame(file_, uint64_t(frame) * packed_frame_bytes(format_), pic, planes_needed_, frame);
+  return read_packed_frame(file_, uint64_t(frame) * packed_frame_bytes(format_), pic, planes_needed_,
+                           host_check_from_, frame);
 }
 
 Result<bool> RawSource::read(Picture& pic) {

@@ -26,16 +26,17 @@ Result<bool> VideoSource::read_frame(unsigned, Picture&) const {
   TWINMAF_FAIL(kInternal, "{}: this source has no random access", path());
 }
 
-Status check_sample_range(const Picture& pic, int planes, const std::string& path, unsigned frame) {
+Status check_sample_range(const Picture& pic, int first, int planes, const std::string& path, unsigned frame) {
   const VideoFormat& f = pic.format();
   const uint16_t limit = static_cast<uint16_t>((1u << f.bpc) - 1);
-  for (int p = 0; p < std::min(planes, f.planes()); ++p) {
-    for (int y = 0; y < f.stored_h(p); ++y) {
+  for (int p = first; p < std::min(planes, f.planes()); ++p) {
+    const int w = f.stored_w(p), h = f.stored_h(p);  // hoisted: the OR loop vectorizes
+    for (int y = 0; y < h; ++y) {
       const auto* row = reinterpret_cast<const uint16_t*>(pic.data(p) + y * pic.stride(p));
       uint16_t acc = 0;
-      for (int x = 0; x < f.stored_w(p); ++x) acc |= row[x];
+      for (int x = 0; x < w; ++x) acc |= row[x];
       if (acc > limit) {
-        for (int x = 0; x < f.stored_w(p); ++x)
+        for (int x = 0; x < w; ++x)
           if (row[x] > limit)
             TWINMAF_FAIL(kBadInput, "{}: frame {}: sample {} at plane {} ({}, {}) exceeds {} bits",
                          path, frame, row[x], p, x, y, f.bpc);

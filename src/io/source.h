@@ -44,10 +44,16 @@ class VideoSource {
   // Planes to read: 1 reads luma only and leaves chroma storage untouched
   // (for feature sets that never read chroma). Default: all planes.
   void set_planes_needed(int planes) { planes_needed_ = planes; }
+  int planes_needed() const { return planes_needed_; }
+  // Above 8 bits (and below 16) every sample read is checked against the
+  // depth; planes below `first` are left to the caller (the CUDA path checks
+  // the planes it uploads on the device, exactly). Default: all checked here.
+  void set_host_range_check_from(int first) { host_check_from_ = first; }
 
  protected:
   explicit VideoSource(std::string path) : path_(std::move(path)) {}
   int planes_needed_ = 3;
+  int host_check_from_ = 0;
 
  private:
   std::string path_;
@@ -58,8 +64,8 @@ class VideoSource {
 Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
                                                  const std::optional<RawParams>& raw);
 
-// Checks that every sample of the stored planes is below 2^bpc (bpc > 8).
-Status check_sample_range(const Picture& pic, int planes, const std::string& path,
-                          unsigned frame);
+// Checks that every sample of stored planes [first, planes) is below 2^bpc
+// (bpc > 8); the error names the first one that is not.
+Status check_sample_range(const Picture& pic, int first, int planes, const std::string& path, unsigned frame);
 
 }  // namespace twinmaf

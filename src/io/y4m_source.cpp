@@ -138,7 +138,7 @@ Result<bool> Y4mSource::read(Picture& pic) {
   const uint64_t data = offset_ + nl + 1;
   if (data >= file_.size())
     TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated (header only)", path(), next_);
-  TWINMAF_ASSIGN_OR_RETURN(bool got, read_packed_frame(file_, data, pic, planes_needed_, next_));
+  TWINMAF_ASSIGN_OR_RETURN(bool got, read_packed_frame(file_, data, pic, planes_needed_, host_check_from_, next_));
   if (!got) TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated", path(), next_);
   const uint64_t end = data + packed_frame_bytes(format_) + alpha_bytes_;
   if (end > file_.size()) TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated (alpha plane)", path(), next_);

@@ -13,7 +13,10 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/job.h"
+#include "engine/session.h"
 #include "io/planar.h"
+#include "io/source.h"
 #include "tests/twin/twin_harness.h"
 
 namespace twinmaf::test {
@@ -95,6 +98,77 @@ TEST(Twin, GraphReplayOverLongSequences) {
   expect_twin(noise_clip({176, 144, PixFmt::k420, 10}, 40, 22), all, 40, 3);
   expect_twin(ramp_clip({97, 71, PixFmt::k444, 12}, 45, 23),
               {"motion_v2=motion_five_frame_window=true", "psnr", "vif"}, 45, 2);
+}
+
+// Above 8 bits the CUDA path range-checks the uploaded planes on the device;
+// a sample over the depth must fail both backends with the CPU's message.
+Status score_files(const Clip& c, const std::vector<std::string>& features, Backend backend, unsigned subsample,
+                   const RunLimits& limits) {
+  const std::string dir = ::testing::TempDir();
+  const std::string rp = dir + "/twin_range_ref.yuv", dp = dir + "/twin_range_dis.yuv";
+  std::ofstream(rp, std::ios::binary).write(reinterpret_cast<const char*>(c.ref.data()), std::streamsize(c.ref.size()));
+  std::ofstream(dp, std::ios::binary).write(reinterpret_cast<const char*>(c.dis.data()), std::streamsize(c.dis.size()));
+  const RawParams raw{c.f.w, c.f.h, c.f.fmt, c.f.bpc};
+  TWINMAF_ASSIGN_OR_RETURN(auto ref, open_source(rp, raw));
+  TWINMAF_ASSIGN_OR_RETURN(auto dis, open_source(dp, raw));
+  SessionConfig cfg;
+  cfg.backend = backend;
+  cfg.subsample = subsample;
+  Session s(cfg);
+  for (const std::string& text : features) {
+    TWINMAF_ASSIGN_OR_RETURN(FeatureRequest req, parse_feature_request(text));
+    TWINMAF_RETURN_IF_ERROR(s.use_feature(req.name, req.options));
+  }
+  return s.run(*ref, *dis, limits, nullptr);
+}
+
+TEST(Twin, SamplesOverTheDepthFailAsOnTheCpu) {
+  REQUIRE_GPU();
+  const VideoFormat f{96, 64, PixFmt::k420, 10};
+  const size_t frame = packed_frame_bytes(f), luma = packed_plane_bytes(f, 0);
+  struct Case {
+    bool in_dis;
+    int frame;
+    size_t offset;  // byte offset of the sample in the frame
+    std::vector<std::string> features;
+    unsigned subsample;
+  };
+  const Case cases[] = {
+      {false, 7, 2 * (5 * 96 + 11), {"psnr", "motion"}, 1},     // ref luma
+      {true, 3, 2 * (63 * 96 + 95), {"vif", "adm"}, 1},         // dis luma, last sample
+      {true, 9, luma + 2 * 17, {"psnr"}, 1},                     // dis chroma, psnr reads it
+      {false, 8, 2 * 40, {"psnr"}, 3},                           // a frame no twin runs on
+      {true, 11, 2 * 7, {"psnr_hvs", "motion"}, 1},             // the last frame
+  };
+  for (const Case& k : cases) {
+    for (const uint16_t bad : {uint16_t(1024), uint16_t(0xffff)}) {
+      Clip c = ramp_clip(f, 12, 3);
+      std::vector<uint8_t>& v = k.in_dis ? c.dis : c.ref;
+      v[size_t(k.frame) * frame + k.offset] = uint8_t(bad & 0xff);
+      v[size_t(k.frame) * frame + k.offset + 1] = uint8_t(bad >> 8);
+      SCOPED_TRACE(describe(f, k.features, 12, k.subsample) + fmt::format(" bad sample {} in frame {}", bad, k.frame));
+      const Status cpu = score_files(c, k.features, Backend::kCpu, k.subsample, {});
+      const Status gpu = score_files(c, k.features, Backend::kCuda, k.subsample, {});
+      ASSERT_FALSE(cpu.ok());
+      EXPECT_NE(cpu.message().find("exceeds 10 bits"), std::string::npos) << cpu.message();
+      EXPECT_EQ(cpu.message(), gpu.message());
+      EXPECT_EQ(cpu.code(), gpu.code());
+    }
+  }
+  // Skipped frames count in the message; a chroma sample no feature reads is
+  // never read, on either backend.
+  Clip c = ramp_clip(f, 12, 4);
+  c.ref[5 * frame + luma + 2] = 0xff;
+  c.ref[5 * frame + luma + 3] = 0xff;
+  c.dis[6 * frame + 2] = 0xff;
+  c.dis[6 * frame + 3] = 0xff;
+  RunLimits skip;
+  skip.skip_dis = 2;
+  const Status cpu = score_files(c, {"vif", "motion"}, Backend::kCpu, 1, skip);
+  const Status gpu = score_files(c, {"vif", "motion"}, Backend::kCuda, 1, skip);
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_NE(cpu.message().find("frame 6"), std::string::npos) << cpu.message();
+  EXPECT_EQ(cpu.message(), gpu.message());
 }
 
 TEST(Twin, LargeFrames) {

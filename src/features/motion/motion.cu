@@ -2,10 +2,14 @@
 // motion_sad_ref (motion.h: every intermediate is an integer and the SAD is an
 // order-free integer sum).
 //
-// One fused kernel: a block owns a strip of kTileW columns and kTileH rows; it
-// forms the vertical 5-tap sums of the difference for its columns plus two
-// reflected columns on each side in shared memory, then the horizontal pass,
-// |v|, a block sum and one atomicAdd.
+// One fused kernel, no shared memory: a warp owns a strip of kStripW = 28
+// output columns and kStripH rows. Lane l holds input column x0 - 2 + l
+// (reflected) and walks down the strip's rows plus two reflected rows on each
+// side, loading each difference once and keeping the last five in registers;
+// each vertical sum goes to the lane's neighbours by shuffles for the
+// horizontal pass, and lanes 2..29 add |blur| for their column. Per lane the
+// SAD stays below 2^16 * kStripH (|blur| < 2^16), so uint32; each warp adds
+// its uint64 sum with one atomicAdd.
 #include "features/motion/motion_kernels.h"
 #include "gpu/reduce.cuh"
 
@@ -13,50 +17,54 @@ namespace twinmaf::cuda {
 
 namespace {
 
-constexpr int kTileW = 128;
-constexpr int kTileH = 8;
+constexpr int kStripW = kWarp - 4;
+constexpr int kStripH = 32;
+constexpr int kWarpsPerBlock = 4;
 
 // motion.h kMotionFilter, uploaded by motion_set_filter.
 __constant__ int32_t c_filter[5];
 
+// motion_ref's reflection (valid for n >= kMotionMinSize and i in [-2, n+1]).
 __device__ __forceinline__ int reflect(int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - i - 2 : i); }
 
 template <typename T>
-__global__ void motion_sad_kernel(const uint8_t* prev, const uint8_t* cur, std::size_t pitch, int w, int h,
-                                  int bpc, unsigned long long* out) {
-  __shared__ int32_t ybuf[kTileH][kTileW + 4];
-  const int x0 = blockIdx.x * kTileW, y0 = blockIdx.y * kTileH;
+__global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
+    motion_sad_kernel(const uint8_t* prev, const uint8_t* cur, std::size_t pitch, int w, int h, int bpc,
+                      unsigned long long* out) {
+  const int lane = threadIdx.x % kWarp;
+  const int strip = blockIdx.x * kWarpsPerBlock + threadIdx.x / kWarp;
+  const int x0 = strip * kStripW, y0 = blockIdx.y * kStripH;
+  if (x0 >= w) return;  // whole warp
+  const int y1 = min(y0 + kStripH, h);
+  // Lanes past column w + 1 feed no valid output; clamp them into the row.
+  const int x = x0 - 2 + lane;
+  const int xs = x <= w + 1 ? reflect(x, w) : w - 1;
+  const bool owns = lane >= 2 && lane < kWarp - 2 && x < w;
   const int64_t y_round = int64_t{1} << (bpc - 1);
-  // Vertical pass for columns x0-2 .. x0+kTileW+1 (reflected at the edges).
-  for (int r = 0; r < kTileH; ++r) {
-    const int y = y0 + r;
-    if (y >= h) break;
-    for (int c = threadIdx.x; c < kTileW + 4; c += blockDim.x) {
-      const int x = x0 - 2 + c;
-      if (x >= w + 2) continue;
-      const int xs = reflect(x, w);
-      int64_t acc = 0;
-      for (int k = 0; k < 5; ++k) {
-        const int ry = reflect(y - 2 + k, h);
-        const int32_t d = int32_t(row_ptr<T>(prev, pitch, ry)[xs]) - int32_t(row_ptr<T>(cur, pitch, ry)[xs]);
-        acc += int64_t{c_filter[k]} * d;
-      }
-      ybuf[r][c] = static_cast<int32_t>((acc + y_round) >> bpc);
-    }
+  const auto diff = [&](int y) {
+    const int ry = reflect(y, h);
+    return int32_t(row_ptr<T>(prev, pitch, ry)[xs]) - int32_t(row_ptr<T>(cur, pitch, ry)[xs]);
+  };
+  int32_t d0 = diff(y0 - 2), d1 = diff(y0 - 1), d2 = diff(y0), d3 = diff(y0 + 1);
+  uint32_t sad = 0;
+  for (int y = y0; y < y1; ++y) {
+    const int32_t d4 = diff(y + 2);
+    const int64_t acc = int64_t{c_filter[0]} * d0 + int64_t{c_filter[1]} * d1 + int64_t{c_filter[2]} * d2 +
+                        int64_t{c_filter[3]} * d3 + int64_t{c_filter[4]} * d4;
+    const int32_t v = static_cast<int32_t>((acc + y_round) >> bpc);
+    int64_t hacc = 0;
+    for (int k = 0; k < 5; ++k)
+      hacc += int64_t{c_filter[k]} * __shfl_sync(0xffffffffu, v, min(max(lane + k - 2, 0), kWarp - 1));
+    const int32_t b = static_cast<int32_t>((hacc + (int64_t{1} << 15)) >> 16);
+    if (owns) sad += static_cast<uint32_t>(b < 0 ? -b : b);
+    d0 = d1;
+    d1 = d2;
+    d2 = d3;
+    d3 = d4;
   }
-  __syncthreads();
-  uint64_t sad = 0;
-  const int x = x0 + threadIdx.x;
-  if (x < w) {
-    for (int r = 0; r < kTileH && y0 + r < h; ++r) {
-      int64_t acc = 0;
-      for (int k = 0; k < 5; ++k) acc += int64_t{c_filter[k]} * ybuf[r][threadIdx.x + k];
-      const int32_t v = static_cast<int32_t>((acc + (int64_t{1} << 15)) >> 16);
-      sad += static_cast<uint32_t>(v < 0 ? -v : v);
-    }
-  }
-  sad = block_sum(sad);
-  if (threadIdx.x == 0 && sad) atomicAdd(out, static_cast<unsigned long long>(sad));
+  unsigned long long total = sad;
+  for (int o = kWarp / 2; o > 0; o >>= 1) total += __shfl_down_sync(0xffffffffu, total, o);
+  if (lane == 0 && total) atomicAdd(out, total);
 }
 
 }  // namespace
@@ -67,11 +75,13 @@ cudaError_t motion_set_filter(const int32_t taps[5]) {
 
 cudaError_t motion_sad(const uint8_t* prev, const uint8_t* cur, std::size_t pitch, int w, int h, int bpc,
                        unsigned long long* out, cudaStream_t stream) {
-  const dim3 grid((w + kTileW - 1) / kTileW, (h + kTileH - 1) / kTileH);
+  const int strips = (w + kStripW - 1) / kStripW;
+  const dim3 grid((strips + kWarpsPerBlock - 1) / kWarpsPerBlock, (h + kStripH - 1) / kStripH);
+  const int threads = kWarp * kWarpsPerBlock;
   if (bpc > 8)
-    motion_sad_kernel<uint16_t><<<grid, kTileW, 0, stream>>>(prev, cur, pitch, w, h, bpc, out);
+    motion_sad_kernel<uint16_t><<<grid, threads, 0, stream>>>(prev, cur, pitch, w, h, bpc, out);
   else
-    motion_sad_kernel<uint8_t><<<grid, kTileW, 0, stream>>>(prev, cur, pitch, w, h, bpc, out);
+    motion_sad_kernel<uint8_t><<<grid, threads, 0, stream>>>(prev, cur, pitch, w, h, bpc, out);
   return cudaGetLastError();
 }
 
