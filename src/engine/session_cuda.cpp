@@ -11,9 +11,10 @@
 //   device pipeline (engine/device_pipeline.h): after `uploaded`, zero the
 //          frame's terms block, each lane's twins (a reference-only twin runs
 //          in lane 0 only), one async copy of the terms block to pinned host
-//          memory, record `done`; replayed as a CUDA graph, frames alternating
-//          between two banks of twin instances so that consecutive frames
-//          overlap on the device
+//          memory, record `done`; replayed as a CUDA graph, frames taking
+//          turns on the pipeline's banks of twin instances so that
+//          consecutive frames overlap on the device; above 8 bits, the
+//          uploaded planes' sample range check
 //   host:  CPU-assigned features compute on the host pictures meanwhile; when
 //          D frames are in flight, the oldest is collected: wait for its
 //          `done` (the only host wait, on a frame D behind), unpack each
