@@ -194,7 +194,7 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
       f.prev_ref = view(ref[size_t((k + kResident - 1) % kResident)]);
       f.prev_prev_ref = view(ref[size_t((k + kResident - 2) % kResident)]);
       const auto t0 = std::chrono::steady_clock::now();
-      TWINMAF_RETURN_IF_ERROR(pipe->enqueue(f.index, k, frame, active, nullptr));
+      TWINMAF_RETURN_IF_ERROR(pipe->enqueue(k, frame, active, nullptr));
       enqueue_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     for (int k = 0; k < kResident; ++k) TWINMAF_RETURN_IF_ERROR(pipe->wait(k));

@@ -58,10 +58,10 @@ class DevicePipeline {
   DevicePipeline& operator=(const DevicePipeline&) = delete;
 
   int banks() const { return static_cast<int>(banks_.size()); }
-  // Enqueues one frame into `slot`; `frames` per lane, `active` per twin;
-  // `ready` (a cudaEvent_t, or null) orders it after the caller's upload.
-  Status enqueue(unsigned index, int slot, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active,
-                 void* ready);
+  // Enqueues one frame into `slot`; `frames` per lane (one frame index),
+  // `active` per twin; `ready` (a cudaEvent_t, or null) orders it after the
+  // caller's upload.
+  Status enqueue(int slot, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active, void* ready);
   // The event recorded behind the last enqueue into `slot` (cudaEvent_t).
   void* done(int slot) const { return slots_[std::size_t(slot)].done.get(); }
   // Host wait for the last frame of `slot`; its raw terms are then readable.
@@ -88,10 +88,8 @@ class DevicePipeline {
   struct Graph;
   DevicePipeline() = default;
   // The direct sequence on bank b's streams (also what a capture records).
-  Status launch(unsigned index, int slot, int b, const std::vector<DeviceFrame>& frames,
-                const std::vector<bool>& active);
-  std::string key(unsigned index, int slot, int b, const std::vector<DeviceFrame>& frames,
-                  const std::vector<bool>& active) const;
+  Status launch(int slot, int b, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active);
+  std::string key(int slot, int b, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active) const;
 
   std::vector<PipelineTwin> twins_;
   std::size_t terms_bytes_ = 0;

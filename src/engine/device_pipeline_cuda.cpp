@@ -75,10 +75,10 @@ Result<std::unique_ptr<DevicePipeline>> DevicePipeline::create(std::vector<Pipel
   return p;
 }
 
-std::string DevicePipeline::key(unsigned index, int slot, int b, const std::vector<DeviceFrame>& frames,
+std::string DevicePipeline::key(int slot, int b, const std::vector<DeviceFrame>& frames,
                                 const std::vector<bool>& active) const {
   std::string k;
-  append(k, std::min(index, kReplayIndex));
+  append(k, std::min(frames.front().index, kReplayIndex));
   append(k, slot);
   append(k, b);
   for (bool a : active) k.push_back(a ? '1' : '0');
@@ -91,7 +91,7 @@ std::string DevicePipeline::key(unsigned index, int slot, int b, const std::vect
   return k;
 }
 
-Status DevicePipeline::launch(unsigned index, int slot, int b, const std::vector<DeviceFrame>& frames,
+Status DevicePipeline::launch(int slot, int b, const std::vector<DeviceFrame>& frames,
                               const std::vector<bool>& active) {
   const Bank& bank = banks_[std::size_t(b)];
   const Slot& s = slots_[std::size_t(slot)];
@@ -102,11 +102,9 @@ Status DevicePipeline::launch(unsigned index, int slot, int b, const std::vector
   for (std::size_t k = 0; k < twins_.size(); ++k) {
     const PipelineTwin& t = twins_[k];
     if (active[k]) {
-      DeviceFrame f = frames[t.lane];
-      f.index = index;
       const cudaStream_t ts = fork_ ? as_stream(bank.twin[k]) : ls;
       if (fork_) TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ts, as_event(fork_event_), 0));
-      TWINMAF_RETURN_IF_ERROR(t.banks[std::size_t(b)]->enqueue(f, s.terms.get() + t.offset, ts));
+      TWINMAF_RETURN_IF_ERROR(t.banks[std::size_t(b)]->enqueue(frames[t.lane], s.terms.get() + t.offset, ts));
       if (fork_) {
         TWINMAF_CUDA_TRY(cudaEventRecord(as_event(join_events_[k]), ts));
         TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ls, as_event(join_events_[k]), 0));
@@ -119,14 +117,14 @@ Status DevicePipeline::launch(unsigned index, int slot, int b, const std::vector
   return ok_status();
 }
 
-Status DevicePipeline::enqueue(unsigned index, int slot, const std::vector<DeviceFrame>& frames,
-                               const std::vector<bool>& active, void* ready) {
+Status DevicePipeline::enqueue(int slot, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active,
+                               void* ready) {
   const int b = static_cast<int>(frames_++ % banks_.size());
   const cudaStream_t ls = as_stream(banks_[std::size_t(b)].launch);
   if (ready) TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ls, static_cast<cudaEvent_t>(ready), 0));
   Graph* graph = nullptr;
   if (mode_.graphs) {
-    std::string k = key(index, slot, b, frames, active);
+    std::string k = key(slot, b, frames, active);
     auto it = graphs_.find(k);
     if (it != graphs_.end()) {
       graph = it->second.get();
@@ -134,7 +132,7 @@ Status DevicePipeline::enqueue(unsigned index, int slot, const std::vector<Devic
       // Capturing records the sequence without running it; the replay below
       // runs it after the `ready` wait above.
       TWINMAF_CUDA_TRY(cudaStreamBeginCapture(ls, cudaStreamCaptureModeThreadLocal));
-      const Status st = launch(index, slot, b, frames, active);
+      const Status st = launch(slot, b, frames, active);
       cudaGraph_t g = nullptr;
       const cudaError_t end = cudaStreamEndCapture(ls, &g);
       auto owned = std::make_unique<Graph>();
@@ -151,7 +149,7 @@ Status DevicePipeline::enqueue(unsigned index, int slot, const std::vector<Devic
   if (graph)
     TWINMAF_CUDA_TRY(cudaGraphLaunch(graph->exec, ls));
   else
-    TWINMAF_RETURN_IF_ERROR(launch(index, slot, b, frames, active));
+    TWINMAF_RETURN_IF_ERROR(launch(slot, b, frames, active));
   TWINMAF_CUDA_TRY(cudaEventRecord(as_event(slots_[std::size_t(slot)].done), ls));
   return ok_status();
 }

@@ -316,7 +316,7 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
         if (prev_slot >= 0 && history >= 1) frame.prev_ref = ring->ref(prev_slot);
         if (prev_prev_slot >= 0 && history >= 2) frame.prev_prev_ref = ring->ref(prev_prev_slot);
       }
-      TWINMAF_RETURN_IF_ERROR(pipe->enqueue(index, f.slot, frames, active, s.uploaded.get()));
+      TWINMAF_RETURN_IF_ERROR(pipe->enqueue(f.slot, frames, active, s.uploaded.get()));
     } else if (device_range) {
       TWINMAF_RETURN_IF_ERROR(host_range_check(f.set));
     }
