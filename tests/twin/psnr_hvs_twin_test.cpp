@@ -21,6 +21,7 @@
 
 #include "features/psnr_hvs/psnr_hvs.h"
 #include "io/planar.h"
+#include "tests/support/float_sequences.h"
 #include "tests/support/noise_clip.h"
 #include "tests/twin/twin_harness.h"
 #if TWINMAF_HAVE_CUDA
@@ -32,58 +33,6 @@
 
 namespace twinmaf::test {
 namespace {
-
-float uniform01(SplitMix64& s) { return static_cast<float>(s.next() >> 40) * 0x1p-24f; }
-
-// Adversarial term sequences (kinds 0-11).
-std::vector<float> sequence(int kind, size_t n, uint64_t seed) {
-  SplitMix64 s(seed);
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t r = s.next();
-    switch (kind) {
-      case 0:  // magnitudes over 60 binades
-        v[i] = std::ldexp(1.0f + uniform01(s), static_cast<int>(r % 60) - 30);
-        break;
-      case 1:  // small half-integers: ties at every u in [1/2, 8]
-        v[i] = static_cast<float>(r % 64) * 0.5f;
-        break;
-      case 2:  // integers around 2^24: u = 1..4, frequent ties and crossings
-        v[i] = i == 0 ? 0x1p23f : static_cast<float>(r % 16);
-        break;
-      case 3:  // mostly zeros with rare large terms
-        v[i] = (r % 97) == 0 ? std::ldexp(1.0f + uniform01(s), static_cast<int>(r % 20)) : 0.0f;
-        break;
-      case 4: {  // psnr_hvs-like: (e*csf)^2, 80% zeros
-        const float e = static_cast<float>(r % 3000) * (0.1f + uniform01(s));
-        v[i] = (r >> 40) % 5 == 0 ? e * e : 0.0f;
-        break;
-      }
-      case 5:  // tiny values, subnormals included (opaque leaves)
-        v[i] = std::ldexp(uniform01(s), -120 - static_cast<int>(r % 30));
-        break;
-      case 6:  // powers of two only (exact halfway points everywhere)
-        v[i] = std::ldexp(1.0f, static_cast<int>(r % 24) - 12);
-        break;
-      case 7:  // a sum that reaches the top of the float range (overflow to inf)
-        v[i] = std::ldexp(1.0f + uniform01(s), 100 + static_cast<int>(r % 27));
-        break;
-      case 8:  // slow geometric growth: a crossing every few thousand terms
-        v[i] = std::ldexp(1.0f + uniform01(s), static_cast<int>(i / 4096) - 40);
-        break;
-      case 9:  // constant terms: the sum stalls once u/2 exceeds the term
-        v[i] = 1.0f;
-        break;
-      case 10:  // decreasing magnitudes: each term smaller than the last binade
-        v[i] = std::ldexp(1.0f + uniform01(s), 30 - static_cast<int>(i / 64));
-        break;
-      default:  // ties against long runs: t = 1.5 * 2^k with k near ulp(r)
-        v[i] = i < 4 ? 0x1p20f : std::ldexp(1.5f, static_cast<int>(r % 6) - 4);
-        break;
-    }
-  }
-  return v;
-}
 
 void expect_same_bits(float naive, float other, const std::string& what) {
   if (std::isnan(naive)) {
@@ -189,9 +138,9 @@ const size_t kLengths[] = {1, 63, 64, 65, 2048, 2049, 70000, 300000};
 
 TEST(PsnrHvsTreeSum, EqualsThePlainLoopOnAdversarialSequences) {
   size_t cases = 0;
-  for (int kind = 0; kind < 12; ++kind)
+  for (int kind = 0; kind < kFloatSequenceKinds; ++kind)
     for (size_t n : kLengths) {
-      const std::vector<float> v = sequence(kind, n, uint64_t(kind) * 1000 + n);
+      const std::vector<float> v = float_sequence(kind, n, uint64_t(kind) * 1000 + n);
       const std::string what = "kind " + std::to_string(kind) + " n " + std::to_string(n);
       const float naive = psnr_hvs_ordered_sum_naive(v);
       expect_same_bits(naive, psnr_hvs_tree_sum(v), what);
@@ -287,12 +236,12 @@ void device_sums(const std::vector<float>* seqs[3], float out[3]) {
 TEST(PsnrHvsTwin, DeviceReductionEqualsThePlainLoop) {
   REQUIRE_GPU();
   size_t cases = 0;
-  for (int kind = 0; kind < 12; ++kind)
+  for (int kind = 0; kind < kFloatSequenceKinds; ++kind)
     for (size_t k = 0; k + 2 < std::size(kLengths); k += 3) {
       std::vector<float> v[3];
       const std::vector<float>* seqs[3];
       for (int p = 0; p < 3; ++p) {
-        v[p] = sequence(kind, kLengths[k + size_t(p)], uint64_t(kind) * 77 + k + size_t(p));
+        v[p] = float_sequence(kind, kLengths[k + size_t(p)], uint64_t(kind) * 77 + k + size_t(p));
         seqs[p] = &v[p];
       }
       float got[3];

@@ -16,6 +16,7 @@
 
 #include "core/collector.h"
 #include "core/options.h"
+#include "tests/support/float_sequences.h"
 #include "tests/support/noise_clip.h"
 
 namespace twinmaf {
@@ -364,47 +365,12 @@ void expect_same_sum(const std::vector<float>& v, const std::string& what) {
   }
 }
 
-float uniform01(uint64_t& s) { return static_cast<float>(splitmix64(s) >> 40) * 0x1p-24f; }
-
 TEST(PsnrHvsOrderedSum, EqualsThePlainLoopOnAdversarialSequences) {
   uint64_t s = 12345;
-  for (int rep = 0; rep < 40; ++rep) {
+  for (int rep = 0; rep < 4 * test::kFloatSequenceKinds; ++rep) {
     const size_t n = 1 + static_cast<size_t>(splitmix64(s) % 20000);
-    std::vector<float> v(n);
-    const int kind = rep % 8;
-    for (size_t i = 0; i < n; ++i) {
-      const uint64_t r = splitmix64(s);
-      switch (kind) {
-        case 0:  // magnitudes over 60 binades
-          v[i] = std::ldexp(1.0f + uniform01(s), static_cast<int>(r % 60) - 30);
-          break;
-        case 1:  // small half-integers: ties at every u in [1/2, 8]
-          v[i] = static_cast<float>(r % 64) * 0.5f;
-          break;
-        case 2:  // integers around 2^24: u = 1..4, frequent ties and crossings
-          v[i] = i == 0 ? 0x1p23f : static_cast<float>(r % 16);
-          break;
-        case 3:  // mostly zeros with rare large terms
-          v[i] = (r % 97) == 0 ? std::ldexp(1.0f + uniform01(s), static_cast<int>(r % 20)) : 0.0f;
-          break;
-        case 4:  // psnr_hvs-like: (e*csf)^2 with integer e
-          v[i] = [&] {
-            const float e = static_cast<float>(r % 3000) * (0.1f + uniform01(s));
-            return e * e;
-          }();
-          break;
-        case 5:  // tiny values, subnormals included
-          v[i] = std::ldexp(uniform01(s), -120 - static_cast<int>(r % 30));
-          break;
-        case 6:  // powers of two only (exact halfway points everywhere)
-          v[i] = std::ldexp(1.0f, static_cast<int>(r % 24) - 12);
-          break;
-        default:  // a sum that reaches the top of the float range
-          v[i] = std::ldexp(1.0f + uniform01(s), 100 + static_cast<int>(r % 27));
-          break;
-      }
-    }
-    expect_same_sum(v, "kind " + std::to_string(kind) + " n " + std::to_string(n));
+    const int kind = rep % test::kFloatSequenceKinds;
+    expect_same_sum(test::float_sequence(kind, n, splitmix64(s)), "kind " + std::to_string(kind) + " n " + std::to_string(n));
   }
 }
 
@@ -424,11 +390,11 @@ TEST(PsnrHvsOrderedSum, SingleLargeTermInAChunk) {
   // r = 1, then chunks holding one term in [2^-1, 1) with a full mantissa and
   // zeros: the chunk sum fits the binade, but the term is too large for the
   // rounding trick (it must take the term-by-term path).
-  uint64_t s = 99;
+  test::SplitMix64 s(99);
   for (int rep = 0; rep < 50; ++rep) {
     std::vector<float> v(4 * 256, 0.0f);
     v[0] = 1.0f;
-    for (size_t c = 1; c < 4; ++c) v[c * 256 + (splitmix64(s) % 256)] = 0.5f + 0.5f * uniform01(s);
+    for (size_t c = 1; c < 4; ++c) v[c * 256 + (s.next() % 256)] = 0.5f + 0.5f * test::uniform01(s);
     expect_same_sum(v, "large term rep " + std::to_string(rep));
   }
 }
