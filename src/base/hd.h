@@ -8,3 +8,11 @@
 #else
 #define TWINMAF_HD inline
 #endif
+
+// Before a loop the device code must not unroll (register pressure); nothing
+// for the host compiler.
+#if defined(__CUDACC__)
+#define TWINMAF_NO_UNROLL _Pragma("unroll 1")
+#else
+#define TWINMAF_NO_UNROLL
+#endif

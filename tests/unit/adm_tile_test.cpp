@@ -35,19 +35,19 @@ void run_scale(const TileScale& g, const Src& ref, const Src& dis, int32_t* a_re
       for (size_t i = 0; i < sizeof(TileSmem) / 4; ++i) raw[i] = static_cast<uint32_t>(garbage.next());
       const bool pw = tile_pointwise(g, x0, y0);
       if (!pw && !g.a_out) continue;
-      for (int r = 0; r < kHaloH; ++r)
+      for (int r0 = 0; r0 < kHaloH; r0 += kVertRows)
         for (int c = 0; c < kVertW; ++c) {
-          tile_vertical(g, ref, x0, y0, r, c, pw, &sm->lo[0][r][c], &sm->hi[0][r][c]);
-          tile_vertical(g, dis, x0, y0, r, c, pw, &sm->lo[1][r][c], &sm->hi[1][r][c]);
+          tile_vertical(g, ref, x0, y0, c, r0, pw, sm->lo[0], sm->hi[0]);
+          tile_vertical(g, dis, x0, y0, c, r0, pw, sm->lo[1], sm->hi[1]);
         }
       for (int r = 0; r < kHaloH; ++r)
         for (int c = 0; c < kHaloW; ++c) tile_point<Math>(g, *sm, x0, y0, r, c, pw, a_ref, a_dis);
       if (!pw) continue;
       for (int r = 0; r < kTileH; ++r) {
         if (!tile_row_active(g, x0, y0 + r)) continue;
-        for (int c = 0; c < kTileW; ++c) {
+        for (int c0 = 0; c0 < kTileW; c0 += kMaskRun) {
           uint64_t v[kRowTerms];
-          tile_mask<Math::kS0>(g, *sm, x0, y0, r, c, v);
+          tile_mask_run<Math::kS0>(g, *sm, x0, y0, r, c0, v);
           for (int q = 0; q < kRowTerms; ++q) rows[size_t(y0 + r) * kRowTerms + q] += v[q];
         }
       }

@@ -18,6 +18,8 @@ namespace {
 
 using adm::kHaloH;
 using adm::kHaloW;
+using adm::kMaskLanes;
+using adm::kMaskRun;
 using adm::kRowTerms;
 using adm::kTileH;
 using adm::kTileThreads;
@@ -25,32 +27,39 @@ using adm::kTileW;
 using adm::kVertW;
 
 static_assert(kRowTerms == kAdmRowTerms);
-static_assert(kTileW == kWarp, "stage C maps one tile row to one warp");
+static_assert(kWarp % kMaskLanes == 0, "stage C: a tile row's items are aligned lanes of one warp");
 // Threads per block: scale 0 (thousands of tiles at 1080p and up) uses
 // kTileThreads, four blocks per SM; scales 1-3 (tens to hundreds of tiles,
 // often less than one wave, where a block's latency is the kernel's time) use
 // twice as many, so each stage of a tile takes one round instead of two.
 constexpr int kSmallScaleThreads = 2 * kTileThreads;
 static_assert(kTileThreads % kWarp == 0);
+// Both sizes keep four blocks' (kTileThreads) worth of threads per SM: at most
+// 51 registers at scale 0.
+constexpr int blocks_per_sm(int threads) { return 4 * kTileThreads / threads; }
 
-__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
-  for (int o = kWarp / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+// Sum over the kMaskLanes aligned lanes `lanes` of one tile row.
+__device__ __forceinline__ unsigned long long row_sum(unsigned lanes, unsigned long long v) {
+  for (int o = kMaskLanes / 2; o > 0; o >>= 1) v += __shfl_xor_sync(lanes, v, o, kMaskLanes);
   return v;
 }
 
 template <typename Src, typename Math, int kThreads>
-__global__ void __launch_bounds__(kThreads) adm_scale_kernel(adm::TileScale g, Src ref, Src dis, int32_t* a_ref,
+__global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads)) adm_scale_kernel(adm::TileScale g, Src ref, Src dis, int32_t* a_ref,
                                                                  int32_t* a_dis, unsigned long long* rows) {
   __shared__ adm::TileSmem sm;
   const int x0 = static_cast<int>(blockIdx.x) * kTileW, y0 = static_cast<int>(blockIdx.y) * kTileH;
   const bool pw = adm::tile_pointwise(g, x0, y0);  // uniform over the block
   if (!pw && !g.a_out) return;
   const int tid = static_cast<int>(threadIdx.x);
-  // A: vertical pass.
-  for (int i = tid; i < kHaloH * kVertW; i += kThreads) {
-    const int r = i / kVertW, c = i - r * kVertW;
-    adm::tile_vertical(g, ref, x0, y0, r, c, pw, &sm.lo[0][r][c], &sm.hi[0][r][c]);
-    adm::tile_vertical(g, dis, x0, y0, r, c, pw, &sm.lo[1][r][c], &sm.hi[1][r][c]);
+  // A: vertical pass, items [pic][row run][column] (consecutive threads read
+  // consecutive columns).
+  for (int i = tid; i < adm::kVertItems; i += kThreads) {
+    constexpr int kPerPic = adm::kVertItems / 2;
+    const int pic = i / kPerPic, rem = i - pic * kPerPic;
+    const int run = rem / kVertW, c = rem - run * kVertW;
+    const int r0 = run * adm::kVertRows;
+    adm::tile_vertical(g, pic ? dis : ref, x0, y0, c, r0, pw, sm.lo[pic], sm.hi[pic]);
   }
   __syncthreads();
   // B: horizontal pass, band a, pointwise stages.
@@ -60,18 +69,20 @@ __global__ void __launch_bounds__(kThreads) adm_scale_kernel(adm::TileScale g, S
   }
   if (!pw) return;
   __syncthreads();
-  // C: masking and denominator, one tile row per warp; row sums to global.
-  const int warp = tid / kWarp, lane = tid % kWarp;
-  for (int r = warp; r < kTileH; r += kThreads / kWarp) {
-    if (!adm::tile_row_active(g, x0, y0 + r)) continue;  // uniform over the warp
+  // C: masking and denominator, kMaskLanes items (aligned lanes of one warp)
+  // per tile row; their sums reduced over those lanes, row sums to global.
+  for (int i = tid; i < kTileH * kMaskLanes; i += kThreads) {
+    const int r = i / kMaskLanes, seg = i % kMaskLanes;
+    if (!adm::tile_row_active(g, x0, y0 + r)) continue;  // uniform over the row's lanes
     uint64_t v[kRowTerms];
-    adm::tile_mask<Math::kS0>(g, sm, x0, y0, r, lane, v);
+    adm::tile_mask_run<Math::kS0>(g, sm, x0, y0, r, seg * kMaskRun, v);
+    const unsigned lanes = ((1u << kMaskLanes) - 1) << (tid % kWarp - seg);
     unsigned long long* out = rows + static_cast<std::size_t>(y0 + r) * kRowTerms;
 #pragma unroll
     for (int q = 0; q < kRowTerms; ++q) {
       if (q >= 6 && !g.aim) break;
-      const unsigned long long s = warp_sum(static_cast<unsigned long long>(v[q]));
-      if (lane == 0 && s) atomicAdd(out + q, s);
+      const unsigned long long s = row_sum(lanes, static_cast<unsigned long long>(v[q]));
+      if (seg == 0 && s) atomicAdd(out + q, s);
     }
   }
 }

@@ -172,7 +172,8 @@ struct Scale0Math {
   template <typename Recip>
   static TWINMAF_HD int32_t gain(int32_t o, int32_t t, const Recip& recip) {
     if (o == 0) return 32768;
-    const int32_t r = o > 0 ? recip(o) : -recip(-o);
+    const int32_t r0 = recip(o > 0 ? o : -o);  // one reciprocal, whatever the sign
+    const int32_t r = o > 0 ? r0 : -r0;
     const int64_t k = (int64_t{r} * t + 16384) >> 15;
     return k < 0 ? 0 : (k > 32768 ? 32768 : static_cast<int32_t>(k));
   }

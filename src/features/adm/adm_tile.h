@@ -5,7 +5,8 @@
 // One block owns a tile of kTileW x kTileH band samples at (x0, y0) and runs
 // three stages, separated by barriers, over shared memory (TileSmem):
 //   A. vertical DWT pass (ref and dis) for the tile's halo rows y0-1 .. y0+kTileH
-//      (band row reflect(row, h)) over input columns 2*x0-3 .. 2*x0+2*kTileW+2;
+//      (band row reflect(row, h)) over input columns 2*x0-3 .. 2*x0+2*kTileW+2,
+//      an item being one column of one picture over kVertRows consecutive rows;
 //   B. per halo sample (y0-1 .. y0+kTileH) x (x0-1 .. x0+kTileW): the horizontal
 //      pass at band position reflect(p) (= the masking neighbour mirroring
 //      -1 -> 1, n -> n-1), band a of inner samples to global memory for the
@@ -14,7 +15,8 @@
 //      terms and reference bands of inner ones;
 //   C. per inner sample of the masking region: threshold from the 3x3 halo
 //      neighbourhood, masked cubes (adm, aim) and reference cubes, i.e. the
-//      sample's contributions to the 9 row sums of its band row.
+//      sample's contributions to the 9 row sums of its band row; an item sums
+//      kMaskRun adjacent samples of a row.
 // The row sums (mod 2^64) of all tiles of a row are added with integer atomics
 // (order-free); the fold stage then applies libvmaf's per-row rounding shift
 // to each complete row and sums the rows into the frame terms. Every value is
@@ -36,6 +38,12 @@ inline constexpr int kTileThreads = 320;  // 10 warps: stage B's 612 samples in 
 inline constexpr int kHaloW = kTileW + 2;
 inline constexpr int kHaloH = kTileH + 2;
 inline constexpr int kVertW = 2 * kTileW + 6;
+inline constexpr int kVertRows = kHaloH / 2;  // stage A item: rows [k, k + kVertRows) of a column
+inline constexpr int kVertItems = 2 * kVertW * (kHaloH / kVertRows);  // [pic][row run][column]
+static_assert(kHaloH % kVertRows == 0);
+inline constexpr int kMaskRun = 4;                  // stage C item: kMaskRun adjacent samples of a row
+inline constexpr int kMaskLanes = kTileW / kMaskRun;  // items per tile row
+static_assert(kTileW % kMaskRun == 0 && (kMaskLanes & (kMaskLanes - 1)) == 0 && kMaskLanes < 32);
 inline constexpr int kRowTerms = 9;  // per band row: den h v d, num h v d, aim h v d
 
 struct TileSmem {
@@ -115,27 +123,46 @@ TWINMAF_HD bool tile_pointwise(const TileScale& g, int x0, int y0) {
   return g.hvd && y0 < g.cm.bottom && y0 + kTileH > g.cm.top && x0 < g.cm.right && x0 + kTileW > g.cm.left;
 }
 
-// Stage A item: stage row r, stage column c of one picture. Positions no band
-// sample of stage B reads are skipped (rows past h, input columns outside
-// [-1, 2w]; both reflect validly otherwise). hi only when `with_hi`.
-template <typename Src>
-TWINMAF_HD void tile_vertical(const TileScale& g, const Src& src, int x0, int y0, int r, int c, bool with_hi,
-                              int32_t* lo, int32_t* hi) {
-  const int py = y0 - 1 + r;
-  const int ic = 2 * x0 - 3 + c;
-  if (py > g.h || ic < -1 || ic > 2 * g.w) return;
-  const int qy = reflect(py, g.h);
-  const int x = reflect(ic, g.in_w);
-  const auto u0 = src.at(reflect(2 * qy - 1, g.in_h), x);
-  const auto u1 = src.at(reflect(2 * qy, g.in_h), x);
-  const auto u2 = src.at(reflect(2 * qy + 1, g.in_h), x);
-  const auto u3 = src.at(reflect(2 * qy + 2, g.in_h), x);
+template <typename Src, typename V>
+TWINMAF_HD void vertical_pair(const TileScale& g, V u0, V u1, V u2, V u3, bool with_hi, int32_t* lo, int32_t* hi) {
   if constexpr (Src::kS0) {
     *lo = dwt0_vert_lo(u0, u1, u2, u3, g.bpc);
     if (with_hi) *hi = dwt0_vert_hi(u0, u1, u2, u3, g.bpc);
   } else {
     *lo = dwt_vert_lo(u0, u1, u2, u3, g.s);
     if (with_hi) *hi = dwt_vert_hi(u0, u1, u2, u3, g.s);
+  }
+}
+
+// Stage A item: stage column c of one picture over the kVertRows stage rows
+// from r0. Positions no band sample of stage B reads are skipped (rows past h,
+// input columns outside [-1, 2w]; both reflect validly otherwise). A run that
+// needs no reflection (the interior) loads its 2 * kVertRows + 2 input rows
+// once, all at a time; other runs load four rows per band row, reflected.
+// hi only when `with_hi`.
+template <typename Src>
+TWINMAF_HD void tile_vertical(const TileScale& g, const Src& src, int x0, int y0, int c, int r0, bool with_hi,
+                              int32_t (*lo)[kVertW], int32_t (*hi)[kVertW]) {
+  const int ic = 2 * x0 - 3 + c;
+  if (ic < -1 || ic > 2 * g.w) return;
+  const int x = reflect(ic, g.in_w);
+  const int py0 = y0 - 1 + r0;
+  using V = decltype(src.at(0, 0));
+  if (py0 >= 1 && py0 + kVertRows <= g.h && 2 * (py0 + kVertRows) + 1 <= g.in_h) {
+    V u[2 * kVertRows + 2];
+    for (int j = 0; j < 2 * kVertRows + 2; ++j) u[j] = src.at(2 * py0 - 1 + j, x);
+    for (int k = 0; k < kVertRows; ++k)
+      vertical_pair<Src>(g, u[2 * k], u[2 * k + 1], u[2 * k + 2], u[2 * k + 3], with_hi, &lo[r0 + k][c],
+                         &hi[r0 + k][c]);
+    return;
+  }
+  for (int r = r0; r < r0 + kVertRows; ++r) {
+    const int py = y0 - 1 + r;
+    if (py > g.h) return;  // so are all later rows
+    const int qy = reflect(py, g.h);
+    const V u0 = src.at(reflect(2 * qy - 1, g.in_h), x), u1 = src.at(reflect(2 * qy, g.in_h), x);
+    const V u2 = src.at(reflect(2 * qy + 1, g.in_h), x), u3 = src.at(reflect(2 * qy + 2, g.in_h), x);
+    vertical_pair<Src>(g, u0, u1, u2, u3, with_hi, &lo[r][c], &hi[r][c]);
   }
 }
 
@@ -217,6 +244,20 @@ TWINMAF_HD void tile_mask(const TileScale& g, const TileSmem& sm, int x0, int y0
     for (int b = 0; b < 3; ++b)
       v[3 + 3 * pass + b] =
           static_cast<uint64_t>(mask_cube<kS0>(sm.x[3 * pass + b][r][cc], thr, b, g.cm_cube_shift[b]));
+  }
+}
+
+// Stage C item: inner samples (r, c0 .. c0 + kMaskRun - 1); the sum of their
+// contributions (mod 2^64).
+template <bool kS0>
+TWINMAF_HD void tile_mask_run(const TileScale& g, const TileSmem& sm, int x0, int y0, int r, int c0,
+                              uint64_t v[kRowTerms]) {
+  for (int q = 0; q < kRowTerms; ++q) v[q] = 0;
+  TWINMAF_NO_UNROLL  // one sample's terms live at a time: four blocks per SM without spills
+  for (int k = 0; k < kMaskRun; ++k) {
+    uint64_t w[kRowTerms];
+    tile_mask<kS0>(g, sm, x0, y0, r, c0 + k, w);
+    for (int q = 0; q < kRowTerms; ++q) v[q] += w[q];
   }
 }
 

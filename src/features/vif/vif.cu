@@ -4,8 +4,8 @@
 // the scale-s kernel wrote). A block of 256 threads owns kTileW x kTileH =
 // 224 x 8 outputs of its scale (h = kVifHalf[scale]):
 //   1. loads the (8 + 2h) x (224 + 2h) input tile of ref and dis into shared
-//      memory, reflect-101 at the edges (4-byte words when the tile lies
-//      inside the image and is aligned),
+//      memory, reflect-101 at the edges (8- or 4-byte units where aligned,
+//      sample by sample where a unit overhangs the plane),
 //   2. vertical pass: a thread owns one tile column and its 8 output rows and
 //      keeps their five sums (mu1, mu2, xx, yy, xy) and, at even rows, the
 //      next scale's subsample sums in registers; after a barrier the rounded
@@ -70,7 +70,7 @@ struct ScaleArgs {
   uint32_t sq_round;
   int sq_shift;
   double sq_scale;  // 2^-sq_shift
-  bool words;  // planes and pitch 4-byte aligned
+  int align;  // a power of two (<= 8) dividing the planes' addresses and the pitch
   uint16_t* next_ref;
   uint16_t* next_dis;
   std::size_t next_pitch;
@@ -108,13 +108,41 @@ __device__ __forceinline__ int reflect_clamp(int i, int n) {
   return i < 0 ? 0 : i;
 }
 
-template <typename T>
-__device__ __forceinline__ uint32_t load_sample(const uint8_t* plane, std::size_t pitch, int y, int x) {
-  return __ldg(row_ptr<T>(plane, pitch, y) + x);
-}
-
 __device__ __forceinline__ double u32_to_double(uint32_t v) {
   return __dsub_rn(__hiloint2double(0x43300000, static_cast<int>(v)), 0x1p52);
+}
+
+template <int kBytes>
+using LoadUnit = std::conditional_t<
+    kBytes == 8, uint2,
+    std::conditional_t<kBytes == 4, uint32_t, std::conditional_t<kBytes == 2, uint16_t, uint8_t>>>;
+
+// The (kRows x kCols) input tile at (tx0, ty0) of ref and dis, in units of
+// kBytes (the planes, the pitch and tx0's byte offset are kBytes-aligned):
+// a unit inside the plane is one load; one that overhangs the left or right
+// edge is loaded sample by sample, reflect-101. Rows reflect as a whole.
+template <typename T, int kBytes, int kRows, int kCols, int kTileRows>
+__device__ __forceinline__ void load_tile(const ScaleArgs& a, int tx0, int ty0, T (&tile)[2][kTileRows][kTileCols]) {
+  constexpr int kPer = kBytes / static_cast<int>(sizeof(T));  // samples per unit
+  constexpr int kUnits = (kCols + kPer - 1) / kPer;
+  using U = LoadUnit<kBytes>;
+  static_assert(sizeof(U) == kBytes && kPer >= 1);
+  for (int e = threadIdx.x; e < kRows * kUnits; e += kThreads) {
+    const int r = e / kUnits, q = e - r * kUnits;
+    const int c = q * kPer, x = tx0 + c;
+    const std::size_t row = static_cast<std::size_t>(reflect_clamp(ty0 + r, a.h)) * a.pitch;
+    if (x >= 0 && x + kPer <= a.w && c + kPer <= kCols) {
+      const std::size_t off = row + static_cast<std::size_t>(x) * sizeof(T);
+      *reinterpret_cast<U*>(&tile[0][r][c]) = __ldg(reinterpret_cast<const U*>(a.ref + off));
+      *reinterpret_cast<U*>(&tile[1][r][c]) = __ldg(reinterpret_cast<const U*>(a.dis + off));
+    } else {
+      for (int k = 0; k < kPer && c + k < kCols; ++k) {
+        const std::size_t off = row + static_cast<std::size_t>(reflect_clamp(x + k, a.w)) * sizeof(T);
+        tile[0][r][c + k] = __ldg(reinterpret_cast<const T*>(a.ref + off));
+        tile[1][r][c + k] = __ldg(reinterpret_cast<const T*>(a.dis + off));
+      }
+    }
+  }
 }
 
 // floor(t * scale) of an exact double accumulator t = s + round, scale =
@@ -143,14 +171,29 @@ __device__ __forceinline__ void moment_row(const uint32_t* m, const uint32_t (&p
 }
 
 // The block's four sums -> one atomicAdd each (int64 as two's complement).
+// A thread's sums over its kOut outputs are non-negative and small: num_log <
+// kOut * 2^16, den_log < kOut * 2^15, den_non_log <= kOut, num_non_log <
+// kOut * 2^31 (vif_accumulate_pixel's terms: a log2 difference in
+// [0, 2048 * 29], a log2 excess in [2048, 2048 * 15], a sigma2_sq < 2^31).
+// So the warp's sums of the first three, and of num_non_log's low 24 and
+// high bits, are below 2^32: one exact 32-bit warp reduction each.
 __device__ __forceinline__ void add_block_sums(const VifScaleSums& s, long long (&red)[kThreads / kWarp][4],
                                                unsigned long long* out) {
-  long long v[4] = {s.num_log, s.den_log, s.num_non_log, s.den_non_log};
-  for (int o = kWarp / 2; o > 0; o >>= 1)
-    for (int q = 0; q < 4; ++q) v[q] += __shfl_down_sync(0xffffffffu, v[q], o);
+  static_assert(kOut * kWarp <= 256, "the warp sums stay below 2^32");
+  constexpr unsigned kAll = 0xffffffffu;
+  const auto nn = static_cast<uint64_t>(s.num_non_log);
+  const unsigned nl = __reduce_add_sync(kAll, static_cast<unsigned>(s.num_log));
+  const unsigned dl = __reduce_add_sync(kAll, static_cast<unsigned>(s.den_log));
+  const unsigned nn_lo = __reduce_add_sync(kAll, static_cast<unsigned>(nn & 0xffffffu));
+  const unsigned nn_hi = __reduce_add_sync(kAll, static_cast<unsigned>(nn >> 24));
+  const unsigned dn = __reduce_add_sync(kAll, static_cast<unsigned>(s.den_non_log));
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  if (lane == 0)
-    for (int q = 0; q < 4; ++q) red[warp][q] = v[q];
+  if (lane == 0) {
+    red[warp][0] = nl;
+    red[warp][1] = dl;
+    red[warp][2] = static_cast<long long>((uint64_t{nn_hi} << 24) + nn_lo);
+    red[warp][3] = dn;
+  }
   __syncthreads();
   if (threadIdx.x < 4) {
     long long t = 0;
@@ -180,26 +223,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) vif_scale_kernel(const S
   const int tx0 = x0 - kHalf, ty0 = y0 - kHalf;
 
   // 1. Input tile.
-  bool words = false;
-  if constexpr ((kCols * sizeof(T)) % 4 == 0)
-    words = a.words && tx0 >= 0 && ty0 >= 0 && tx0 + kCols <= a.w && ty0 + kRows <= a.h &&
-            (tx0 * sizeof(T)) % 4 == 0;
-  if (words) {
-    constexpr int kWords = kCols * static_cast<int>(sizeof(T)) / 4;
-    for (int e = tid; e < kRows * kWords; e += kThreads) {
-      const int r = e / kWords, q = e - r * kWords;
-      const std::size_t off = static_cast<std::size_t>(ty0 + r) * a.pitch + std::size_t(tx0) * sizeof(T) + 4u * q;
-      reinterpret_cast<uint32_t*>(&sm.tile[0][r][0])[q] = __ldg(reinterpret_cast<const unsigned*>(a.ref + off));
-      reinterpret_cast<uint32_t*>(&sm.tile[1][r][0])[q] = __ldg(reinterpret_cast<const unsigned*>(a.dis + off));
-    }
-  } else {
-    for (int e = tid; e < kRows * kCols; e += kThreads) {
-      const int r = e / kCols, c = e - r * kCols;
-      const int y = reflect_clamp(ty0 + r, a.h), x = reflect_clamp(tx0 + c, a.w);
-      sm.tile[0][r][c] = static_cast<T>(load_sample<T>(a.ref, a.pitch, y, x));
-      sm.tile[1][r][c] = static_cast<T>(load_sample<T>(a.dis, a.pitch, y, x));
-    }
-  }
+  if (a.align % 8 == 0 && (tx0 * sizeof(T)) % 8 == 0)
+    load_tile<T, 8, kRows, kCols>(a, tx0, ty0, sm.tile);
+  else if (a.align % 4 == 0 && (tx0 * sizeof(T)) % 4 == 0)
+    load_tile<T, 4, kRows, kCols>(a, tx0, ty0, sm.tile);
+  else
+    load_tile<T, sizeof(T), kRows, kCols>(a, tx0, ty0, sm.tile);
   __syncthreads();
 
   // 2. Vertical pass: tile column c, output rows i (tile input rows j, tap j - i).
@@ -379,7 +408,7 @@ cudaError_t enqueue_scale(int s, bool bytes, bool stats, const ScaleArgs& sa, cu
 }  // namespace
 
 cudaError_t vif_frame(const VifFrameArgs& a, cudaStream_t stream) {
-  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 == 0; };
+  const auto alignment = [](std::uintptr_t bits) { return bits % 8 == 0 ? 8 : bits % 4 == 0 ? 4 : bits % 2 == 0 ? 2 : 1; };
   for (int s = 0; s < kVifScales; ++s) {
     ScaleArgs sa{};
     if (s == 0) {
@@ -402,7 +431,7 @@ cudaError_t vif_frame(const VifFrameArgs& a, cudaStream_t stream) {
     sa.sq_scale = 1.0 / double(1u << sa.sq_shift);  // exact: a power of two
     sa.w = a.w >> s;
     sa.h = a.h >> s;
-    sa.words = aligned(sa.ref) && aligned(sa.dis) && sa.pitch % 4 == 0;
+    sa.align = alignment(reinterpret_cast<std::uintptr_t>(sa.ref) | reinterpret_cast<std::uintptr_t>(sa.dis) | sa.pitch);
     if (s + 1 < kVifScales) {
       sa.next_ref = a.scratch[s + 1][0];
       sa.next_dis = a.scratch[s + 1][1];
