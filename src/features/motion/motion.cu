@@ -7,10 +7,18 @@
 // (reflected) and walks down the strip's rows plus two reflected rows on each
 // side, loading each difference once and keeping the last five in registers;
 // each vertical sum goes to the lane's neighbours by shuffles for the
-// horizontal pass, and lanes 2..29 add |blur| for their column. Per lane the
-// SAD stays below 2^16 * kStripH (|blur| < 2^16), so uint32; each warp adds
-// its uint64 sum with one atomicAdd.
+// horizontal pass, and lanes 2..29 add |blur| for their column. The taps are
+// immediates (motion_math.h). A vertical sum is below 2^16 * (2^bpc - 1) in
+// magnitude: int32 for 8-bit samples, int64 above; a horizontal one below
+// 2^32 (|vertical result| < 2^16): int64, one wide multiply-add per tap. Per
+// lane the SAD stays below 2^16 * kStripH (|blur| < 2^16), so uint32; each
+// warp adds its uint64 sum with one atomicAdd.
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
 #include "features/motion/motion_kernels.h"
+#include "features/motion/motion_math.h"
 #include "gpu/reduce.cuh"
 
 namespace twinmaf::cuda {
@@ -21,9 +29,6 @@ constexpr int kStripW = kWarp - 4;
 constexpr int kStripH = 32;
 constexpr int kWarpsPerBlock = 4;
 
-// motion.h kMotionFilter, uploaded by motion_set_filter.
-__constant__ int32_t c_filter[5];
-
 // motion_ref's reflection (valid for n >= kMotionMinSize and i in [-2, n+1]).
 __device__ __forceinline__ int reflect(int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - i - 2 : i); }
 
@@ -31,6 +36,10 @@ template <typename T>
 __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
     motion_sad_kernel(const uint8_t* prev, const uint8_t* cur, std::size_t pitch, int w, int h, int bpc,
                       unsigned long long* out) {
+  using VAcc = std::conditional_t<sizeof(T) == 1, int32_t, int64_t>;
+  // A local copy: namespace-scope constexpr arrays are host objects.
+  constexpr int32_t kF[5] = {kMotionFilter[0], kMotionFilter[1], kMotionFilter[2], kMotionFilter[3],
+                             kMotionFilter[4]};
   const int lane = threadIdx.x % kWarp;
   const int strip = blockIdx.x * kWarpsPerBlock + threadIdx.x / kWarp;
   const int x0 = strip * kStripW, y0 = blockIdx.y * kStripH;
@@ -40,7 +49,9 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
   const int x = x0 - 2 + lane;
   const int xs = x <= w + 1 ? reflect(x, w) : w - 1;
   const bool owns = lane >= 2 && lane < kWarp - 2 && x < w;
-  const int64_t y_round = int64_t{1} << (bpc - 1);
+  int src[5];  // the lanes holding this column's horizontal taps
+  for (int k = 0; k < 5; ++k) src[k] = min(max(lane + k - 2, 0), kWarp - 1);
+  const VAcc y_round = VAcc{1} << (bpc - 1);
   const auto diff = [&](int y) {
     const int ry = reflect(y, h);
     return int32_t(row_ptr<T>(prev, pitch, ry)[xs]) - int32_t(row_ptr<T>(cur, pitch, ry)[xs]);
@@ -49,13 +60,14 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
   uint32_t sad = 0;
   for (int y = y0; y < y1; ++y) {
     const int32_t d4 = diff(y + 2);
-    const int64_t acc = int64_t{c_filter[0]} * d0 + int64_t{c_filter[1]} * d1 + int64_t{c_filter[2]} * d2 +
-                        int64_t{c_filter[3]} * d3 + int64_t{c_filter[4]} * d4;
-    const int32_t v = static_cast<int32_t>((acc + y_round) >> bpc);
-    int64_t hacc = 0;
+    const VAcc acc = VAcc{kF[0]} * d0 + VAcc{kF[1]} * d1 + VAcc{kF[2]} * d2 + VAcc{kF[3]} * d3 +
+                     VAcc{kF[4]} * d4 + y_round;
+    const int32_t v = static_cast<int32_t>(acc >> bpc);
+    int64_t hacc = (int64_t{1} << 15) + int64_t{kF[2]} * v;
+#pragma unroll
     for (int k = 0; k < 5; ++k)
-      hacc += int64_t{c_filter[k]} * __shfl_sync(0xffffffffu, v, min(max(lane + k - 2, 0), kWarp - 1));
-    const int32_t b = static_cast<int32_t>((hacc + (int64_t{1} << 15)) >> 16);
+      if (k != 2) hacc += int64_t{kF[k]} * __shfl_sync(0xffffffffu, v, src[k]);
+    const int32_t b = static_cast<int32_t>(hacc >> 16);
     if (owns) sad += static_cast<uint32_t>(b < 0 ? -b : b);
     d0 = d1;
     d1 = d2;
@@ -68,10 +80,6 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
 }
 
 }  // namespace
-
-cudaError_t motion_set_filter(const int32_t taps[5]) {
-  return cudaMemcpyToSymbol(c_filter, taps, 5 * sizeof(int32_t));
-}
 
 cudaError_t motion_sad(const uint8_t* prev, const uint8_t* cur, std::size_t pitch, int w, int h, int bpc,
                        unsigned long long* out, cudaStream_t stream) {

@@ -54,11 +54,10 @@
 
 #include "core/picture.h"
 #include "engine/extractor.h"
+#include "features/motion/motion_math.h"
 
 namespace twinmaf {
 
-// 5-tap blur, sum 65536 (libvmaf integer_motion.h).
-inline constexpr int32_t kMotionFilter[5] = {3571, 16004, 26386, 16004, 3571};
 // Smallest width and height the reflected 5-tap filter is defined on.
 inline constexpr int kMotionMinSize = 3;
 

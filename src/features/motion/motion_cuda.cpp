@@ -44,7 +44,6 @@ class MotionTwin final : public Twin {
 }  // namespace
 
 Result<std::unique_ptr<Twin>> make_motion_twin(const Options& o, const VideoFormat& fmt, gpu::Context&) {
-  TWINMAF_CUDA_TRY(cuda::motion_set_filter(kMotionFilter));
   return std::unique_ptr<Twin>(std::make_unique<MotionTwin>(fmt, o.get_bool("motion_force_zero"),
                                                              o.get_bool("motion_five_frame_window")));
 }

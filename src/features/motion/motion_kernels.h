@@ -8,9 +8,6 @@
 
 namespace twinmaf::cuda {
 
-// Uploads the 5 filter taps (kMotionFilter) to the device.
-cudaError_t motion_set_filter(const int32_t taps[5]);
-
 // Adds the SAD of blur(prev - cur) over a w x h luma pair (motion.h's
 // contract; 8-bit samples if bpc == 8, else 16-bit) to *out.
 cudaError_t motion_sad(const uint8_t* prev, const uint8_t* cur, std::size_t pitch, int w, int h, int bpc,
