@@ -30,6 +30,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +41,7 @@
 #include "engine/session.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device.h"
+#include "gpu/frame_ring.h"
 
 namespace {
 
@@ -137,46 +140,39 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
     if (!spec->cuda) TWINMAF_FAIL(kUnsupported, "{} has no CUDA twin", req.name);
     TWINMAF_ASSIGN_OR_RETURN(Options o, Options::parse(spec->name, spec->options, req.options));
     PipelineTwin t{{}, 0, terms};
-    for (int b = 0; b < std::max(1, mode.banks); ++b) {
-      TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Twin> twin, spec->cuda(o, fmt, *ctx));
-      chroma = chroma || twin->reads_chroma();
-      terms += b ? 0 : 256 * ((twin->terms_bytes() + 255) / 256);
-      t.banks.push_back(twin.get());
-      owned.push_back(std::move(twin));
-    }
+    TWINMAF_RETURN_IF_ERROR(add_bank_instances(t, mode, [&] { return spec->cuda(o, fmt, *ctx); }, owned));
+    chroma = chroma || t.banks[0]->reads_chroma();
+    terms += 256 * ((t.banks[0]->terms_bytes() + 255) / 256);
     twins.push_back(std::move(t));
   }
   const std::size_t ntwins = twins.size();
-  // 8 resident pairs: a moving ramp, dis = ref + small noise.
+  // 8 resident pairs in the session's frame ring: a moving ramp, dis = ref +
+  // small noise.
   constexpr int kResident = 8;
   constexpr int kInFlight = 4;  // as the session
-  Picture layout(fmt, host_allocator());
-  std::vector<gpu::DeviceBuffer> ref(kResident), dis(kResident);
-  std::vector<uint8_t> host(layout.bytes());
   const uint32_t max = (1u << fmt.bpc) - 1;
-  for (int k = 0; k < kResident; ++k)
+  std::optional<gpu::FrameRing> ring;
+  for (int k = 0; k < kResident; ++k) {
+    PicturePtr pic[2];
     for (int which = 0; which < 2; ++which) {
+      pic[which] = std::make_shared<Picture>(fmt, host_allocator());
       for (int p = 0; p < fmt.planes(); ++p)
         for (int y = 0; y < fmt.stored_h(p); ++y)
           for (int x = 0; x < fmt.stored_w(p); ++x) {
             uint32_t v = static_cast<uint32_t>(((x + 3 * k) * 7 + y * 5) << (fmt.bpc - 8)) & max;
             if (which) v = std::min<uint32_t>(max, v + uint32_t((x * 13 + y * 7 + k) % 5));
-            uint8_t* row = host.data() + layout.plane_offset(p) + size_t(y) * size_t(layout.stride(p));
+            uint8_t* row = pic[which]->mutable_data(p) + size_t(y) * size_t(pic[which]->stride(p));
             if (fmt.bpc > 8) reinterpret_cast<uint16_t*>(row)[x] = static_cast<uint16_t>(v);
             else row[x] = static_cast<uint8_t>(v);
           }
-      auto& buf = which ? dis[size_t(k)] : ref[size_t(k)];
-      TWINMAF_ASSIGN_OR_RETURN(buf, gpu::DeviceBuffer::create(host.size()));
-      TWINMAF_CUDA_TRY(cudaMemcpy(buf.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
     }
-  const auto view = [&](const gpu::DeviceBuffer& b) {
-    DevicePicture d;
-    for (int p = 0; p < (chroma ? fmt.planes() : 1); ++p) {
-      d.planes[p] = b.get() + layout.plane_offset(p);
-      d.pitch[p] = static_cast<size_t>(layout.stride(p));
+    if (!ring) {
+      TWINMAF_ASSIGN_OR_RETURN(gpu::FrameRing r, gpu::FrameRing::create(*pic[0], chroma ? fmt.planes() : 1, kResident, 2));
+      ring.emplace(std::move(r));
     }
-    return d;
-  };
+    TWINMAF_RETURN_IF_ERROR(ring->upload(k, *pic[0], {pic[1]}, nullptr));
+  }
+  TWINMAF_CUDA_TRY(cudaDeviceSynchronize());
   TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<DevicePipeline> pipe,
                            DevicePipeline::create(std::move(twins), terms, kResident, mode));
   std::vector<DeviceFrame> frame(1);
@@ -189,10 +185,10 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
       if (i >= kInFlight) TWINMAF_RETURN_IF_ERROR(pipe->wait((i - kInFlight) % kResident));
       DeviceFrame& f = frame[0];
       f.index = static_cast<unsigned>(i);
-      f.ref = view(ref[size_t(k)]);
-      f.dis = view(dis[size_t(k)]);
-      f.prev_ref = view(ref[size_t((k + kResident - 1) % kResident)]);
-      f.prev_prev_ref = view(ref[size_t((k + kResident - 2) % kResident)]);
+      f.ref = ring->ref(k);
+      f.dis = ring->dis(k, 0);
+      f.prev_ref = ring->ref((k + kResident - 1) % kResident);
+      f.prev_prev_ref = ring->ref((k + kResident - 2) % kResident);
       const auto t0 = std::chrono::steady_clock::now();
       TWINMAF_RETURN_IF_ERROR(pipe->enqueue(k, frame, active, nullptr));
       enqueue_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

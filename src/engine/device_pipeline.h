@@ -24,7 +24,9 @@
 // twin (marks()).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,7 +48,14 @@ struct PipelineMode {
   int banks = 3;
   bool graphs = true;
   bool profile = false;  // forces one bank, no fork and no graphs
+  int bank_count() const { return profile ? 1 : std::max(1, banks); }
 };
+
+// Completes t.banks to mode.bank_count() instances, each made by `make` (the
+// first instance's spec, options and format); `owned` keeps the new ones.
+Status add_bank_instances(PipelineTwin& t, const PipelineMode& mode,
+                          const std::function<Result<std::unique_ptr<Twin>>()>& make,
+                          std::vector<std::unique_ptr<Twin>>& owned);
 
 class DevicePipeline {
  public:

@@ -32,14 +32,22 @@ struct DevicePipeline::Graph {
 
 DevicePipeline::~DevicePipeline() = default;
 
+Status add_bank_instances(PipelineTwin& t, const PipelineMode& mode,
+                          const std::function<Result<std::unique_ptr<Twin>>()>& make,
+                          std::vector<std::unique_ptr<Twin>>& owned) {
+  while (t.banks.size() < std::size_t(mode.bank_count())) {
+    TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Twin> twin, make());
+    t.banks.push_back(twin.get());
+    owned.push_back(std::move(twin));
+  }
+  return ok_status();
+}
+
 Result<std::unique_ptr<DevicePipeline>> DevicePipeline::create(std::vector<PipelineTwin> twins,
                                                                std::size_t terms_bytes, int slots, PipelineMode mode) {
   std::unique_ptr<DevicePipeline> p(new DevicePipeline());
-  if (mode.profile) {
-    mode.banks = 1;
-    mode.graphs = false;
-  }
-  mode.banks = std::max(1, mode.banks);
+  mode.banks = mode.bank_count();
+  if (mode.profile) mode.graphs = false;
   for (const PipelineTwin& t : twins)
     if (t.banks.size() < std::size_t(mode.banks))
       TWINMAF_FAIL(kInternal, "device pipeline: a twin has {} instances for {} banks", t.banks.size(), mode.banks);

@@ -163,17 +163,14 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
       const Registered& r = lanes_[l].features[i];
       if (!r.twin || shared_with_lane0(l, i)) continue;
       PipelineTwin t{{r.twin.get()}, l, offset[l][i]};
-      for (int b = 1; !mode.profile && b < mode.banks; ++b) {
-        TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Twin> twin, r.spec->cuda(r.options, fmt, *gpu_));
-        t.banks.push_back(twin.get());
-        bank_twins.push_back(std::move(twin));
-      }
+      TWINMAF_RETURN_IF_ERROR(
+          add_bank_instances(t, mode, [&] { return r.spec->cuda(r.options, fmt, *gpu_); }, bank_twins));
       twin_of[l][i] = ptwins.size();
       ptwins.push_back(std::move(t));
     }
   for (unsigned l = 0; l < range_twins.size(); ++l) {
     Twin* t = range_twins[l].get();  // stateless: shared by every bank
-    ptwins.push_back(PipelineTwin{std::vector<Twin*>(size_t(std::max(1, mode.banks)), t), l, range_offset[l]});
+    ptwins.push_back(PipelineTwin{std::vector<Twin*>(size_t(mode.bank_count()), t), l, range_offset[l]});
   }
   const size_t nt = ptwins.size();  // pipeline twins: the features', then the range checks
   TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<DevicePipeline> pipe,
