@@ -32,11 +32,12 @@
 // per-pixel step is vif_math.h's, with the host's log2 table. The terms are
 // integer sums: exact under atomics in any order.
 //
-// Cost (H200, inputs resident, twinmaf_gpu_bench): 3840x2160 8-bit 0.263 ms
-// per frame (the scale-0 statistic about 0.15 of it), 10-bit 0.281 ms,
-// 1920x1080 8-bit 0.105 ms. The doubles run on the FP64 pipe beside the
-// integer work that bounds the kernels: uint64 horizontal sums measured 10%
-// slower per frame, uint64 vertical ones (16-bit samples) 5-10% slower.
+// Cost (H200, Nsight Compute at 1080p 8-bit, one stream): scale 0 67 us,
+// scales 1-3 21 + 14 + 14 us; docs/gpu.md has the pipelined numbers. The
+// kernels are issue-bound (60-70 % of cycles): 17-tap sums of five
+// quantities per output and the per-pixel double division. The doubles run
+// on the FP64 pipe beside the integer work: uint64 horizontal sums measured
+// 10% slower per frame, uint64 vertical ones (16-bit samples) 5-10% slower.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
