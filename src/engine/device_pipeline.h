@@ -98,7 +98,9 @@ class DevicePipeline {
   DevicePipeline() = default;
   // The direct sequence on bank b's streams (also what a capture records).
   Status launch(int slot, int b, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active);
-  std::string key(int slot, int b, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active) const;
+  // The frame's graph key into `k` (its capacity is reused frame to frame).
+  void key(int slot, int b, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active,
+           std::string& k) const;
 
   std::vector<PipelineTwin> twins_;
   std::size_t terms_bytes_ = 0;
@@ -109,6 +111,7 @@ class DevicePipeline {
   gpu::Event fork_event_;               // fork/join points; reused, stream order
   std::vector<gpu::Event> join_events_;  // one per twin
   std::map<std::string, std::unique_ptr<Graph>> graphs_;
+  std::string key_;  // enqueue's key buffer
   unsigned long long frames_ = 0;
 };
 

@@ -83,9 +83,9 @@ Result<std::unique_ptr<DevicePipeline>> DevicePipeline::create(std::vector<Pipel
   return p;
 }
 
-std::string DevicePipeline::key(int slot, int b, const std::vector<DeviceFrame>& frames,
-                                const std::vector<bool>& active) const {
-  std::string k;
+void DevicePipeline::key(int slot, int b, const std::vector<DeviceFrame>& frames, const std::vector<bool>& active,
+                         std::string& k) const {
+  k.clear();
   append(k, std::min(frames.front().index, kReplayIndex));
   append(k, slot);
   append(k, b);
@@ -96,7 +96,6 @@ std::string DevicePipeline::key(int slot, int b, const std::vector<DeviceFrame>&
         append(k, p->planes[i]);
         append(k, p->pitch[i]);
       }
-  return k;
 }
 
 Status DevicePipeline::launch(int slot, int b, const std::vector<DeviceFrame>& frames,
@@ -132,8 +131,8 @@ Status DevicePipeline::enqueue(int slot, const std::vector<DeviceFrame>& frames,
   if (ready) TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ls, static_cast<cudaEvent_t>(ready), 0));
   Graph* graph = nullptr;
   if (mode_.graphs) {
-    std::string k = key(slot, b, frames, active);
-    auto it = graphs_.find(k);
+    key(slot, b, frames, active, key_);
+    auto it = graphs_.find(key_);
     if (it != graphs_.end()) {
       graph = it->second.get();
     } else if (graphs_.size() < kMaxGraphs) {
@@ -151,7 +150,7 @@ Status DevicePipeline::enqueue(int slot, const std::vector<DeviceFrame>& frames,
       TWINMAF_CUDA_TRY(end);
       TWINMAF_CUDA_TRY(inst);
       graph = owned.get();
-      graphs_.emplace(std::move(k), std::move(owned));
+      graphs_.emplace(key_, std::move(owned));
     }
   }
   if (graph)

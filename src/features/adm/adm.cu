@@ -31,7 +31,8 @@ static_assert(kWarp % kMaskLanes == 0, "stage C: a tile row's items are aligned 
 // Threads per block: scale 0 (thousands of tiles at 1080p and up) uses
 // kTileThreads, four blocks per SM; scales 1-3 (tens to hundreds of tiles,
 // often less than one wave, where a block's latency is the kernel's time) use
-// twice as many, so each stage of a tile takes one round instead of two.
+// twice as many, so stage B (kHaloH x kHaloW items) takes one round instead of
+// two.
 constexpr int kSmallScaleThreads = 2 * kTileThreads;
 static_assert(kTileThreads % kWarp == 0);
 // Both sizes keep four blocks' (kTileThreads) worth of threads per SM: at most
@@ -45,8 +46,8 @@ __device__ __forceinline__ unsigned long long row_sum(unsigned lanes, unsigned l
 }
 
 template <typename Src, typename Math, int kThreads>
-__global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads)) adm_scale_kernel(adm::TileScale g, Src ref, Src dis, int32_t* a_ref,
-                                                                 int32_t* a_dis, unsigned long long* rows) {
+__global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
+    adm_scale_kernel(adm::TileScale g, Src ref, Src dis, int32_t* a_ref, int32_t* a_dis, unsigned long long* rows) {
   __shared__ adm::TileSmem sm;
   const int x0 = static_cast<int>(blockIdx.x) * kTileW, y0 = static_cast<int>(blockIdx.y) * kTileH;
   const bool pw = adm::tile_pointwise(g, x0, y0);  // uniform over the block
