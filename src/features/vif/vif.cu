@@ -146,6 +146,18 @@ __device__ __forceinline__ void load_tile(const ScaleArgs& a, int tx0, int ty0, 
   }
 }
 
+// A vertical moment's sample product and tap step. 8-bit samples (uint32):
+// x*y <= 255^2 and the sums < 2^32 (vif.h). 16-bit samples (double): x*y <
+// 2^32 and f*x*y < 2^48, every product and sum an integer below 2^53, so the
+// multiply and the fma are exact.
+template <typename VAcc>
+__device__ __forceinline__ VAcc moment_product(uint32_t x, uint32_t y) {
+  if constexpr (std::is_same_v<VAcc, double>) return __dmul_rn(u32_to_double(x), u32_to_double(y));
+  else return x * y;
+}
+__device__ __forceinline__ uint32_t tap_add(uint32_t acc, uint32_t f, uint32_t v) { return acc + f * v; }
+__device__ __forceinline__ double tap_add(double acc, uint32_t f, double v) { return __fma_rn(double(f), v, acc); }
+
 // floor(t * scale) of an exact double accumulator t = s + round, scale =
 // 2^-shift, i.e. (s + round) >> shift (< 2^32; see the top).
 __device__ __forceinline__ uint32_t moment_of(double t, double scale) {
@@ -251,10 +263,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) vif_scale_kernel(const S
     static_for<0, kRows>([&](auto jc) {
       constexpr int j = decltype(jc)::value;
       const uint32_t p = p0[j * kTileCols], q = q0[j * kTileCols];
-      if constexpr (kStats && kFp64V) {
-        // x*x and x*y < 2^32 and f*x*x < 2^48: exact in double.
-        const double pd = u32_to_double(p), qd = u32_to_double(q);
-        const double pp = __dmul_rn(pd, pd), qq = __dmul_rn(qd, qd), pq = __dmul_rn(pd, qd);
+      if constexpr (kStats) {
+        const VAcc pp = moment_product<VAcc>(p, p), qq = moment_product<VAcc>(q, q), pq = moment_product<VAcc>(p, q);
         static_for<0, kTileH>([&](auto ic) {
           constexpr int i = decltype(ic)::value;
           constexpr int k = j - i;
@@ -262,24 +272,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) vif_scale_kernel(const S
             constexpr uint32_t f = vif_tap(S, k);
             m1[i] += f * p;
             m2[i] += f * q;
-            vxx[i] = __fma_rn(double(f), pp, vxx[i]);
-            vyy[i] = __fma_rn(double(f), qq, vyy[i]);
-            vxy[i] = __fma_rn(double(f), pq, vxy[i]);
-          }
-        });
-      } else if constexpr (kStats) {
-        // 8-bit samples: x*x, x*y <= 255^2 and the sums < 2^32 (vif.h).
-        const uint32_t pp = p * p, qq = q * q, pq = p * q;
-        static_for<0, kTileH>([&](auto ic) {
-          constexpr int i = decltype(ic)::value;
-          constexpr int k = j - i;
-          if constexpr (k >= 0 && k <= 2 * kHalf) {
-            constexpr uint32_t f = vif_tap(S, k);
-            m1[i] += f * p;
-            m2[i] += f * q;
-            vxx[i] += VAcc{f} * pp;
-            vyy[i] += VAcc{f} * qq;
-            vxy[i] += VAcc{f} * pq;
+            vxx[i] = tap_add(vxx[i], f, pp);
+            vyy[i] = tap_add(vyy[i], f, qq);
+            vxy[i] = tap_add(vxy[i], f, pq);
           }
         });
       }
