@@ -131,7 +131,7 @@ float emulated_warp_sum(const std::vector<float>& v) {
   PsnrHvsHostTree t;
   psnr_hvs_build_tree(v, t);
   EmulatedWarpScan scan;
-  return psnr_hvs_float(psnr_hvs_walk(t.tree, scan));
+  return bits_float(psnr_hvs_walk(t.tree, scan));
 }
 
 const size_t kLengths[] = {1, 63, 64, 65, 2048, 2049, 70000, 300000};
@@ -230,7 +230,7 @@ void device_sums(const std::vector<float>* seqs[3], float out[3]) {
   ASSERT_EQ(cudaSuccess, cuda::psnr_hvs_sum_terms(l, reinterpret_cast<uint32_t*>(r->get()), nullptr));
   uint32_t bits[3];
   ASSERT_EQ(cudaSuccess, cudaMemcpy(bits, r->get(), 12, cudaMemcpyDeviceToHost));
-  for (int p = 0; p < 3; ++p) out[p] = psnr_hvs_float(bits[p]);
+  for (int p = 0; p < 3; ++p) out[p] = bits_float(bits[p]);
 }
 
 TEST(PsnrHvsTwin, DeviceReductionEqualsThePlainLoop) {

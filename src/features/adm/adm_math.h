@@ -4,7 +4,7 @@
 // both backends, so the twin's terms equal the CPU's by construction (adm.h
 // has the numeric contract; docs/adm.md the reference mapping).
 //
-// CUDA-safe: only <cstdint> and base/hd.h. Integer steps that libvmaf lets
+// CUDA-safe: only <cstdint>, base/hd.h and base/hd_math.h. Integer steps that libvmaf lets
 // wrap are written with explicit two's-complement helpers (no UB on either
 // side). The two float steps (the 1-degree angle test and the gain clamp) are
 // IEEE double/float operations in libvmaf's order; the device build uses
@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "base/hd.h"
+#include "base/hd_math.h"
 
 namespace twinmaf {
 
@@ -72,14 +73,6 @@ TWINMAF_HD int32_t shl32(int32_t a, int s) { return static_cast<int32_t>(static_
 TWINMAF_HD int32_t abs32(int32_t a) { return a < 0 ? static_cast<int32_t>(0u - static_cast<uint32_t>(a)) : a; }
 TWINMAF_HD int64_t add64(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-
-TWINMAF_HD int clz32(uint32_t x) {  // x != 0
-#if defined(__CUDA_ARCH__)
-  return __clz(static_cast<int>(x));
-#else
-  return __builtin_clz(x);
-#endif
 }
 
 // Source index of the DWT and of the masking neighbours: -1 -> 1 at the

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "base/hd_math.h"
 #include "features/motion/motion_kernels.h"
 #include "features/motion/motion_math.h"
 #include "gpu/reduce.cuh"
@@ -28,9 +29,6 @@ namespace {
 constexpr int kStripW = kWarp - 4;
 constexpr int kStripH = 32;
 constexpr int kWarpsPerBlock = 4;
-
-// motion_ref's reflection (valid for n >= kMotionMinSize and i in [-2, n+1]).
-__device__ __forceinline__ int reflect(int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - i - 2 : i); }
 
 template <typename T>
 __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
@@ -47,13 +45,13 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
   const int y1 = min(y0 + kStripH, h);
   // Lanes past column w + 1 feed no valid output; clamp them into the row.
   const int x = x0 - 2 + lane;
-  const int xs = x <= w + 1 ? reflect(x, w) : w - 1;
+  const int xs = x <= w + 1 ? reflect101(x, w) : w - 1;
   const bool owns = lane >= 2 && lane < kWarp - 2 && x < w;
   int src[5];  // the lanes holding this column's horizontal taps
   for (int k = 0; k < 5; ++k) src[k] = min(max(lane + k - 2, 0), kWarp - 1);
   const VAcc y_round = VAcc{1} << (bpc - 1);
   const auto diff = [&](int y) {
-    const int ry = reflect(y, h);
+    const int ry = reflect101(y, h);  // n >= kMotionMinSize, y in [-2, h + 1]
     return int32_t(row_ptr<T>(prev, pitch, ry)[xs]) - int32_t(row_ptr<T>(cur, pitch, ry)[xs]);
   };
   int32_t d0 = diff(y0 - 2), d1 = diff(y0 - 1), d2 = diff(y0), d3 = diff(y0 + 1);

@@ -3,18 +3,12 @@
 #include <cstdlib>
 #include <vector>
 
+#include "base/hd_math.h"
 #include "features/motion/motion.h"
 
 namespace twinmaf {
 
 namespace {
-
-// Reflection without edge repeat; defined for n >= 3 and idx in [-2, n+1].
-int reflect(int idx, int n) {
-  if (idx < 0) return -idx;
-  if (idx >= n) return 2 * n - idx - 2;
-  return idx;
-}
 
 template <typename T>
 uint64_t blurred_diff_sad(const PlaneView& prev, const PlaneView& cur, int bpc) {
@@ -32,7 +26,7 @@ uint64_t blurred_diff_sad(const PlaneView& prev, const PlaneView& cur, int bpc) 
     const T* p[5];
     const T* c[5];
     for (int k = 0; k < 5; ++k) {
-      const int r = reflect(i - 2 + k, h);
+      const int r = reflect101(i - 2 + k, h);
       p[k] = prev.row<T>(r);
       c[k] = cur.row<T>(r);
     }
@@ -49,10 +43,10 @@ uint64_t blurred_diff_sad(const PlaneView& prev, const PlaneView& cur, int bpc) 
     // A zero row adds (0 + 2^15) >> 16 == 0 at every column.
     if (!any_nonzero) continue;
 
-    y[-1] = y[reflect(-1, w)];
-    y[-2] = y[reflect(-2, w)];
-    y[w] = y[reflect(w, w)];
-    y[w + 1] = y[reflect(w + 1, w)];
+    y[-1] = y[reflect101(-1, w)];
+    y[-2] = y[reflect101(-2, w)];
+    y[w] = y[reflect101(w, w)];
+    y[w + 1] = y[reflect101(w + 1, w)];
 
     uint32_t row_sad = 0;  // libvmaf's width; cannot wrap for w <= 32768
     for (int j = 0; j < w; ++j) {

@@ -55,7 +55,7 @@ class PsnrHvsTwin final : public Twin {
       const cuda::PsnrHvsPlaneGeometry& g = launch_.plane[p];
       o.plane[p].blocks = g.nbx * g.nby;
       o.plane[p].terms.clear();
-      if (o.plane[p].blocks) o.plane[p].terms.push_back(psnr_hvs_float(t->ret[p]));
+      if (o.plane[p].blocks) o.plane[p].terms.push_back(bits_float(t->ret[p]));
     }
   }
 

@@ -48,9 +48,9 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "base/hd.h"
+#include "base/hd_math.h"
 
 namespace twinmaf {
 
@@ -263,36 +263,8 @@ inline constexpr int kPsnrHvsFanout = 32;              // children per node (a w
 inline constexpr int kPsnrHvsMaxLevels = 8;            // 32^7 leaves: far beyond any plane
 inline constexpr uint32_t kPsnrHvsOpaque = 1u << 8;    // info flag: a term outside +0 / positive normal
 
-TWINMAF_HD uint32_t psnr_hvs_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
-
-TWINMAF_HD float psnr_hvs_float(uint32_t u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
-}
-
 TWINMAF_HD uint32_t psnr_hvs_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
-// x != 0.
-TWINMAF_HD int psnr_hvs_ctz(uint32_t x) {
-#if defined(__CUDA_ARCH__)
-  return __ffs(static_cast<int>(x)) - 1;
-#else
-  return __builtin_ctz(x);
-#endif
-}
 
 // a, then b (both saturated; the result is min(exact composition, 2^23)).
 TWINMAF_HD PsnrHvsSteps psnr_hvs_then(PsnrHvsSteps a, PsnrHvsSteps b) {
@@ -326,19 +298,19 @@ TWINMAF_HD uint32_t psnr_hvs_merge_info(uint32_t a, uint32_t b) {
 // saturated once at the end.
 TWINMAF_HD uint32_t psnr_hvs_leaf_steps(const float* terms, int n, PsnrHvsSteps steps[kPsnrHvsWindow]) {
   uint32_t info = 0;
-  for (int k = 0; k < n; ++k) info = psnr_hvs_merge_info(info, psnr_hvs_term_info(psnr_hvs_bits(terms[k])));
+  for (int k = 0; k < n; ++k) info = psnr_hvs_merge_info(info, psnr_hvs_term_info(float_bits(terms[k])));
   uint32_t even[kPsnrHvsWindow], odd[kPsnrHvsWindow];
   for (int j = 0; j < kPsnrHvsWindow; ++j) even[j] = odd[j] = 0;
   if (info != 0 && !(info & kPsnrHvsOpaque)) {
     const int b = static_cast<int>(info);
     for (int k = 0; k < n; ++k) {
-      const uint32_t bits = psnr_hvs_bits(terms[k]);
+      const uint32_t bits = float_bits(terms[k]);
       if (bits == 0) continue;
       // t / u = sig / 2^(d + j + 1) in binade j, d = b - (t's exponent field).
       const int d = b - static_cast<int>(bits >> 23);
       if (d >= kPsnrHvsWindow) continue;  // below u/2 in every binade of the window
       const uint32_t sig = (bits & 0x7fffffu) | 0x800000u;
-      const int tie_shift = psnr_hvs_ctz(sig);  // t / u = a + 1/2 exactly where d + j == this
+      const int tie_shift = ctz32(sig);  // t / u = a + 1/2 exactly where d + j == this
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -412,9 +384,9 @@ TWINMAF_HD uint32_t psnr_hvs_apply(uint32_t r, PsnrHvsSteps s) { return r + ((r 
 
 // The plain float additions of a leaf, in order.
 TWINMAF_HD uint32_t psnr_hvs_leaf_add(uint32_t r, const float* terms, int n) {
-  float x = psnr_hvs_float(r);
+  float x = bits_float(r);
   for (int k = 0; k < n; ++k) x = x + terms[k];
-  return psnr_hvs_bits(x);
+  return float_bits(x);
 }
 
 // One plane's tree: level 0 = leaves (count[0] blocks of kPsnrHvsTerms terms),

@@ -145,7 +145,7 @@ float psnr_hvs_tree_sum(std::span<const float> terms) {
   PsnrHvsHostTree t;
   psnr_hvs_build_tree(terms, t);
   PsnrHvsSequentialScan scan;
-  return psnr_hvs_float(psnr_hvs_walk(t.tree, scan));
+  return bits_float(psnr_hvs_walk(t.tree, scan));
 }
 
 }  // namespace twinmaf

@@ -103,11 +103,7 @@ __device__ __forceinline__ void static_for(F&& f) {
 
 // Reflect-101 (exact for overhangs <= n - 1, all that valid outputs read),
 // clamped into the plane for the rows and columns no valid output reads.
-__device__ __forceinline__ int reflect_clamp(int i, int n) {
-  i = i < 0 ? -i : i;
-  i = i >= n ? 2 * (n - 1) - i : i;
-  return i < 0 ? 0 : i;
-}
+__device__ __forceinline__ int reflect_clamp(int i, int n) { return min(max(reflect101(i, n), 0), n - 1); }
 
 __device__ __forceinline__ double u32_to_double(uint32_t v) {
   return __dsub_rn(__hiloint2double(0x43300000, static_cast<int>(v)), 0x1p52);

@@ -4,17 +4,17 @@
 // gain step. One implementation for both backends, so the twin's VifTerms
 // equal the CPU's by construction (vif.h has the numeric contract).
 //
-// CUDA-safe: only <bit>, <cstdint> and base/hd.h. The double steps use the
+// CUDA-safe: only <cstdint>, base/hd.h and base/hd_math.h. The double steps use the
 // round-to-nearest intrinsics on the device (no contraction whatever the
 // flags) and plain IEEE operators on the host (-ffp-contract=off); the
 // double -> int32/int64 conversions truncate identically on x86-64 and sm_90
 // for every value that can occur (vif.h bounds them).
 #pragma once
 
-#include <bit>
 #include <cstdint>
 
 #include "base/hd.h"
+#include "base/hd_math.h"
 
 namespace twinmaf {
 
@@ -63,20 +63,6 @@ TWINMAF_HD int32_t vif_sigma(uint32_t moment, uint32_t mu_product) {
   return static_cast<int32_t>(moment - mu_product);
 }
 
-TWINMAF_HD int vif_clz32(uint32_t x) {
-#if defined(__CUDA_ARCH__)
-  return __clz(static_cast<int>(x));
-#else
-  return std::countl_zero(x);
-#endif
-}
-TWINMAF_HD int vif_clz64(uint64_t x) {
-#if defined(__CUDA_ARCH__)
-  return __clzll(static_cast<long long>(x));
-#else
-  return std::countl_zero(x);
-#endif
-}
 TWINMAF_HD uint16_t vif_table_at(const uint16_t* table, uint32_t i) {
 #if defined(__CUDA_ARCH__)
   return __ldg(table + i);
@@ -89,12 +75,12 @@ TWINMAF_HD uint16_t vif_table_at(const uint16_t* table, uint32_t i) {
 // x >= 2^16: the top 16 bits index it. For x < 2^32 this equals libvmaf's
 // 64-bit form below (48 - clz64(x) == 16 - clz32(x)).
 TWINMAF_HD int32_t vif_log2_32(const uint16_t* table, uint32_t x) {
-  const int k = 16 - vif_clz32(x);
+  const int k = 16 - clz32(x);
   return vif_table_at(table, x >> k) + 2048 * k;
 }
 // x >= 2^17.
 TWINMAF_HD int32_t vif_log2_64(const uint16_t* table, uint64_t x) {
-  const int k = 48 - vif_clz64(x);
+  const int k = 48 - clz64(x);
   return vif_table_at(table, static_cast<uint32_t>(x >> k)) + 2048 * k;
 }
 

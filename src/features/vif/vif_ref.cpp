@@ -35,13 +35,6 @@ const VifLog2Table& vif_log2_table() {
 
 namespace {
 
-// Reflect-101 for |overhang| <= n - 1 (guaranteed by kVifMinSize).
-inline int reflect(int i, int n) {
-  if (i < 0) return -i;
-  if (i >= n) return 2 * (n - 1) - i;
-  return i;
-}
-
 // Pads a row buffer whose element j lives at p[kHalf + j] (reflect-101).
 template <int kHalf, typename U>
 inline void pad_row(U* p, int w) {
@@ -130,7 +123,7 @@ void vertical_moments(const PlaneView& ref, const PlaneView& dis, int i, uint32_
   const int h = ref.h;
   vertical_centre<T, Acc>(ref.row<T>(i), dis.row<T>(i), f[kHalf], w, am1, am2, axx, ayy, axy);
   for (int k = 0; k < kHalf; ++k) {
-    const int i0 = reflect(i - kHalf + k, h), i1 = reflect(i + kHalf - k, h);
+    const int i0 = reflect101(i - kHalf + k, h), i1 = reflect101(i + kHalf - k, h);
     vertical_pair<T, Acc>(ref.row<T>(i0), ref.row<T>(i1), dis.row<T>(i0), dis.row<T>(i1), f[k], w,
                           am1, am2, axx, ayy, axy);
   }
@@ -298,8 +291,8 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
       uint16_t* const row = v[p];
       sub_vertical_centre<T>(in.row<T>(i), f[kHalf], w, acc);
       for (int k = 0; k < kHalf; ++k)
-        sub_vertical_pair<T>(in.row<T>(reflect(i - kHalf + k, h)),
-                             in.row<T>(reflect(i + kHalf - k, h)), f[k], w, acc);
+        sub_vertical_pair<T>(in.row<T>(reflect101(i - kHalf + k, h)),
+                             in.row<T>(reflect101(i + kHalf - k, h)), f[k], w, acc);
       // libvmaf stores the vertical result through uint16 (it always fits).
       for (int j = 0; j < w; ++j) row[kHalf + j] = static_cast<uint16_t>((acc[j] + v_round) >> v_shift);
       pad_row<kHalf>(row, w);
