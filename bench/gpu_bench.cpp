@@ -142,7 +142,7 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
     PipelineTwin t{{}, 0, terms};
     TWINMAF_RETURN_IF_ERROR(add_bank_instances(t, mode, [&] { return spec->cuda(o, fmt, *ctx); }, owned));
     chroma = chroma || t.banks[0]->reads_chroma();
-    terms += 256 * ((t.banks[0]->terms_bytes() + 255) / 256);
+    terms += gpu::align_up(t.banks[0]->terms_bytes(), kTermsAlign);
     twins.push_back(std::move(t));
   }
   const std::size_t ntwins = twins.size();

@@ -38,6 +38,9 @@
 
 namespace twinmaf {
 
+// Each twin's raw terms start at a multiple of this in a frame's terms block.
+inline constexpr std::size_t kTermsAlign = 256;
+
 struct PipelineTwin {
   std::vector<Twin*> banks;  // one instance per bank, same options and format
   unsigned lane = 0;         // index into the per-lane frames of enqueue()

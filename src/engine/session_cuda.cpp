@@ -38,7 +38,6 @@ namespace {
 
 constexpr int kInFlight = 4;
 constexpr int kSlots = kInFlight + 3;
-constexpr std::size_t kTermsAlign = 256;
 
 using Clock = std::chrono::steady_clock;
 
@@ -106,7 +105,7 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
         continue;
       }
       offset[l][i] = terms_bytes;
-      terms_bytes += (r.twin->terms_bytes() + kTermsAlign - 1) / kTermsAlign * kTermsAlign;
+      terms_bytes += gpu::align_up(r.twin->terms_bytes(), kTermsAlign);
     }
   const int ring_planes = chroma ? fmt.planes() : 1;
 
@@ -126,7 +125,7 @@ Status Session::run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis,
     for (unsigned l = 0; l < lanes; ++l) {
       range_twins.push_back(make_range_check_twin(fmt, ring_planes, l == 0));
       range_offset.push_back(terms_bytes);
-      terms_bytes += kTermsAlign;
+      terms_bytes += gpu::align_up(range_twins.back()->terms_bytes(), kTermsAlign);
     }
   }
   // The host check of frame `index` (the sources' own frame numbers count

@@ -13,6 +13,9 @@
 
 namespace twinmaf::gpu {
 
+// n rounded up to a multiple of a (> 0).
+constexpr std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+
 struct DeviceInfo {
   int index = 0;
   std::string name;

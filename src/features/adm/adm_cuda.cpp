@@ -53,7 +53,6 @@ class AdmTwin final : public Twin {
 };
 
 constexpr std::size_t kAlign = 256;
-std::size_t align_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 }  // namespace
 
@@ -68,12 +67,12 @@ Result<std::unique_ptr<Twin>> make_adm_twin(const Options& o, const VideoFormat&
   for (int s = 0; s < 3; ++s)
     for (int k = 0; k < 2; ++k) {
       band_off[s][k] = bytes;
-      bytes += align_up(std::size_t(kp.scale[s].w) * std::size_t(kp.scale[s].h) * sizeof(int32_t));
+      bytes += gpu::align_up(std::size_t(kp.scale[s].w) * std::size_t(kp.scale[s].h) * sizeof(int32_t), kAlign);
     }
   const std::size_t rows_begin = bytes;
   for (int s = 0; s < 4; ++s) {
     rows_off[s] = bytes;
-    bytes += align_up(std::size_t(kp.scale[s].h) * kRows * sizeof(unsigned long long));
+    bytes += gpu::align_up(std::size_t(kp.scale[s].h) * kRows * sizeof(unsigned long long), kAlign);
   }
   TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer buf, gpu::DeviceBuffer::create(bytes));
   cuda::AdmScratch scratch;

@@ -19,8 +19,6 @@ namespace {
 
 constexpr std::size_t kAlign = 256;
 
-std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
-
 struct DeviceTerms {
   unsigned long long sums[kVifScales][4];
 };
@@ -81,11 +79,11 @@ Result<std::unique_ptr<Twin>> make_vif_twin(const Options& o, const VideoFormat&
   // Layout: the table, then per scale 1..3 the ref and dis images (rows of a
   // 64-byte multiple, so the kernels' word loads stay aligned).
   const VifLog2Table& table = vif_log2_table();
-  std::size_t bytes = align_up(sizeof(table), kAlign);
+  std::size_t bytes = gpu::align_up(sizeof(table), kAlign);
   std::size_t offset[kVifScales][2] = {};
   for (int s = 1; s < kVifScales; ++s) {
-    base.scratch_pitch[s] = align_up(static_cast<std::size_t>(fmt.w >> s) * sizeof(uint16_t), 64);
-    const std::size_t image = align_up(base.scratch_pitch[s] * static_cast<std::size_t>(fmt.h >> s), kAlign);
+    base.scratch_pitch[s] = gpu::align_up(static_cast<std::size_t>(fmt.w >> s) * sizeof(uint16_t), 64);
+    const std::size_t image = gpu::align_up(base.scratch_pitch[s] * static_cast<std::size_t>(fmt.h >> s), kAlign);
     for (int p = 0; p < 2; ++p) {
       offset[s][p] = bytes;
       bytes += image;
