@@ -16,6 +16,12 @@ std::string_view pix_fmt_name(PixFmt fmt) {
   return "?";
 }
 
+std::optional<PixFmt> parse_pix_fmt(std::string_view name) {
+  for (PixFmt f : {PixFmt::k400, PixFmt::k420, PixFmt::k422, PixFmt::k444})
+    if (name == pix_fmt_name(f)) return f;
+  return std::nullopt;
+}
+
 int VideoFormat::plane_w(int p) const {
   if (p == 0) return w;
   if (fmt == PixFmt::k400) return 0;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,7 @@ namespace twinmaf {
 enum class PixFmt : uint8_t { k400, k420, k422, k444 };
 
 std::string_view pix_fmt_name(PixFmt fmt);  // "400", "420", "422", "444"
+std::optional<PixFmt> parse_pix_fmt(std::string_view name);  // pix_fmt_name's inverse
 
 struct VideoFormat {
   int w = 0;

@@ -11,7 +11,7 @@ bool parse_noise_clip_name(const std::string& name, NoiseClipSpec* spec) {
   if (!std::regex_match(name, m, re)) return false;
   spec->w = std::stoi(m[1]);
   spec->h = std::stoi(m[2]);
-  spec->fmt = m[3] == "420" ? PixFmt::k420 : m[3] == "422" ? PixFmt::k422 : PixFmt::k444;
+  spec->fmt = *parse_pix_fmt(m[3].str());  // the pattern admits only 420, 422, 444
   spec->bpc = std::stoi(m[4]);
   spec->frames = std::stoi(m[5]);
   spec->seed = std::stoull(m[6]);

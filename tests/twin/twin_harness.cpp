@@ -141,8 +141,12 @@ std::vector<Clip> real_clips() {
     std::string r, d, layout;
     int w, h, bpc, frames;
     if (!(ss >> r >> d >> w >> h >> layout >> bpc >> frames)) continue;
-    const PixFmt fmt = layout == "420" ? PixFmt::k420 : layout == "422" ? PixFmt::k422 : PixFmt::k444;
-    Clip c{{w, h, fmt, bpc}, {}, {}};
+    const std::optional<PixFmt> fmt = parse_pix_fmt(layout);
+    if (!fmt) {
+      ADD_FAILURE() << list << ": unknown layout " << layout;
+      continue;
+    }
+    Clip c{{w, h, *fmt, bpc}, {}, {}};
     for (auto [path, v] : {std::pair{dir + r, &c.ref}, std::pair{dir + d, &c.dis}}) {
       std::ifstream file(path, std::ios::binary);
       if (!file) ADD_FAILURE() << "cannot read " << path;

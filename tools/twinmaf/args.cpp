@@ -170,11 +170,9 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       RawParams p;
       p.w = static_cast<int>(parse_positive("-w/--width", w));
       p.h = static_cast<int>(parse_positive("-h/--height", h));
-      if (pix == "420") p.fmt = PixFmt::k420;
-      else if (pix == "422") p.fmt = PixFmt::k422;
-      else if (pix == "444") p.fmt = PixFmt::k444;
-      else if (pix == "400") p.fmt = PixFmt::k400;
-      else fail("invalid argument '" + pix + "' for -p/--pixel_format; should be 420, 422, 444 or 400");
+      const std::optional<PixFmt> fmt = parse_pix_fmt(pix);
+      if (!fmt) fail("invalid argument '" + pix + "' for -p/--pixel_format; should be 420, 422, 444 or 400");
+      p.fmt = *fmt;
       p.bpc = static_cast<int>(parse_unsigned("-b/--bitdepth", bpc));
       if (p.bpc < 8 || p.bpc > 16) fail("invalid argument '" + bpc + "' for -b/--bitdepth; should be 8..16");
       job.raw = p;
