@@ -24,31 +24,32 @@ int main(int argc, char** argv) {
     return 0;
   }
   const int n = std::max(1, std::atoi(repeat.c_str()));
-  twinmaf::ScoreJob job = req->job;
-  job.output_paths.clear();
+  twinmaf::CliRequest job = *req;
+  job.outputs.clear();
   std::vector<double> fps, total_fps;  // frame loop only; whole job (setup, prediction, output too)
   unsigned frames = 0;
   for (int i = 0; i < n; ++i) {
-    twinmaf::JobResult r;
-    const twinmaf::Status st = twinmaf::execute(job, &r);
+    std::unique_ptr<twinmaf::Scorer> scorer;
+    const twinmaf::Status st = twinmaf::run_cli(job, &scorer);
     if (!st.ok()) {
       std::fprintf(stderr, "twinmaf_bench: error: %s\n", st.message().c_str());
       return st.exit_code();
     }
-    frames = r.report.frames;
-    fps.push_back(r.report.frames / r.report.loop_seconds);
-    total_fps.push_back(r.report.frames / r.seconds);
+    const twinmaf::RunInfo& r = scorer->info();
+    frames = r.frames;
+    fps.push_back(r.frames / r.loop_seconds);
+    total_fps.push_back(r.frames / r.seconds);
   }
   std::vector<double> sorted = fps;
   std::sort(sorted.begin(), sorted.end());
   const double best = sorted.back(), median = sorted[sorted.size() / 2];
   std::string what;
-  for (const auto& f : job.features) what += (what.empty() ? "" : "+") + f.name;
-  for (const auto& m : job.models) what += (what.empty() ? "" : "+") + m;
+  for (const auto& f : job.config.features) what += (what.empty() ? "" : "+") + f;
+  for (const auto& m : job.config.models) what += (what.empty() ? "" : "+") + m;
   std::sort(total_fps.begin(), total_fps.end());
   std::printf("%s | threads %u | %u frames | best %.1f fps (%.3f ms/frame) | median %.1f fps (%.3f ms/frame) | "
               "whole job best %.1f fps | %d runs\n",
-              what.c_str(), job.session.threads, frames, best, 1000.0 / best, median, 1000.0 / median,
+              what.c_str(), job.config.threads, frames, best, 1000.0 / best, median, 1000.0 / median,
               total_fps.back(), n);
   return 0;
 }

@@ -36,11 +36,11 @@
 #include <thread>
 #include <vector>
 
-#include "engine/device_pipeline.h"
-#include "engine/job.h"
-#include "engine/session.h"
+#include "api/feature_text.h"
+#include "features/feature.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device.h"
+#include "gpu/device_pipeline.h"
 #include "gpu/frame_ring.h"
 
 namespace {
@@ -122,28 +122,39 @@ int ceiling(const std::string& path, size_t frame_stride, size_t frame_bytes, st
 
 Status resident(const VideoFormat& fmt, int frames, const std::vector<std::string>& args) {
   TWINMAF_ASSIGN_OR_RETURN(auto ctx, gpu::Context::create(0));
-  PipelineMode mode;  // the session's defaults unless overridden
+  gpu::PipelineMode mode;  // the session's defaults unless overridden
   std::vector<std::string> features;
   for (const std::string& a : args) {
     if (a.rfind("--banks=", 0) == 0) mode.banks = std::atoi(a.c_str() + 8);
     else if (a.rfind("--graphs=", 0) == 0) mode.graphs = a.substr(9) != "0";
     else features.push_back(a);
   }
-  std::vector<std::unique_ptr<Twin>> owned;
-  std::vector<PipelineTwin> twins;
+  std::vector<std::unique_ptr<Extractor>> extractors;
+  std::vector<std::unique_ptr<gpu::DeviceStage>> owned;
+  std::vector<gpu::PipelineStage> twins;
   std::size_t terms = 0;
   bool chroma = false;
   for (const std::string& text : features) {
-    TWINMAF_ASSIGN_OR_RETURN(FeatureRequest req, parse_feature_request(text));
+    TWINMAF_ASSIGN_OR_RETURN(FeatureText req, parse_feature_text(text));
     const FeatureSpec* spec = find_feature(req.name);
     if (!spec) TWINMAF_FAIL(kInvalidArgument, "unknown feature {}", req.name);
     if (!spec->cuda) TWINMAF_FAIL(kUnsupported, "{} has no CUDA twin", req.name);
     TWINMAF_ASSIGN_OR_RETURN(Options o, Options::parse(spec->name, spec->options, req.options));
-    PipelineTwin t{{}, 0, terms};
-    TWINMAF_RETURN_IF_ERROR(add_bank_instances(t, mode, [&] { return spec->cuda(o, fmt, *ctx); }, owned));
-    chroma = chroma || t.banks[0]->reads_chroma();
-    terms += gpu::align_up(t.banks[0]->terms_bytes(), kTermsAlign);
+    TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Extractor> ex, spec->create(o));
+    TWINMAF_RETURN_IF_ERROR(ex->init(fmt));
+    const FeatureNeeds needs = ex->needs();
+    chroma = chroma || plane_count(needs.ref, fmt) > 1 || plane_count(needs.dis, fmt) > 1;
+    gpu::PipelineStage t{{}, 0, terms};
+    TWINMAF_RETURN_IF_ERROR(gpu::add_bank_instances(
+        t, mode,
+        [&]() -> Result<std::unique_ptr<gpu::DeviceStage>> {
+          TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Twin> twin, spec->cuda(*ex, fmt, *ctx));
+          return std::unique_ptr<gpu::DeviceStage>(std::move(twin));
+        },
+        owned));
+    terms += gpu::align_up(t.banks[0]->terms_bytes(), gpu::kTermsAlign);
     twins.push_back(std::move(t));
+    extractors.push_back(std::move(ex));
   }
   const std::size_t ntwins = twins.size();
   // 8 resident pairs in the session's frame ring: a moving ramp, dis = ref +
@@ -173,8 +184,8 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
     TWINMAF_RETURN_IF_ERROR(ring->upload(k, *pic[0], {pic[1]}, nullptr));
   }
   TWINMAF_CUDA_TRY(cudaDeviceSynchronize());
-  TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<DevicePipeline> pipe,
-                           DevicePipeline::create(std::move(twins), terms, kResident, mode));
+  TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<gpu::DevicePipeline> pipe,
+                           gpu::DevicePipeline::create(std::move(twins), terms, kResident, mode));
   std::vector<DeviceFrame> frame(1);
   const std::vector<bool> active(ntwins, true);
   double enqueue_ms = 0;
@@ -187,8 +198,10 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
       f.index = static_cast<unsigned>(i);
       f.ref = ring->ref(k);
       f.dis = ring->dis(k, 0);
-      f.prev_ref = ring->ref((k + kResident - 1) % kResident);
-      f.prev_prev_ref = ring->ref((k + kResident - 2) % kResident);
+      for (int h = 0; h < kMaxHistory; ++h) {
+        f.prev_ref[size_t(h)] = ring->ref((k + kResident - 1 - h) % kResident);
+        f.prev_dis[size_t(h)] = ring->dis((k + kResident - 1 - h) % kResident, 0);
+      }
       const auto t0 = std::chrono::steady_clock::now();
       TWINMAF_RETURN_IF_ERROR(pipe->enqueue(k, frame, active, nullptr));
       enqueue_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -5,7 +5,7 @@
 #include <memory>
 #include <random>
 
-#include "engine/extractor.h"
+#include "features/feature.h"
 
 namespace {
 
@@ -35,7 +35,7 @@ void bench_feature(benchmark::State& state, const FeatureSpec* spec, VideoFormat
     return;
   }
   auto ref = noise_picture(f, 1), dis = noise_picture(f, 2), prev = noise_picture(f, 3);
-  FrameInput in{2, ref.get(), dis.get(), prev.get(), prev.get()};
+  FrameInput in{2, ref.get(), dis.get(), {prev.get(), prev.get()}, {prev.get(), prev.get()}};
   auto terms = (*ex)->make_terms();
   for (auto _ : state) {
     const Status s = (*ex)->compute(in, *terms);

@@ -1,79 +1,17 @@
-// Status and Result<T>: the error channel of every internal function.
-//
-// A Status is either ok or carries a code and a one-line message meant for the
-// user ("psnr: option min_sse: 'x' is not a number"). Nothing below tools/ and
-// python/ throws; errors travel up as values and the CLI prints message().
+// The internal side of Status (include/twinmaf/status.h): formatted errors
+// and the early-return macros. Nothing below tools/ and python/ throws.
 #pragma once
 
 #include <fmt/format.h>
 
-#include <optional>
-#include <string>
-#include <utility>
+#include "twinmaf/status.h"
 
 namespace twinmaf {
-
-enum class Code {
-  kOk = 0,
-  kInvalidArgument,  // bad option, bad flag value, bad model file
-  kBadInput,         // truncated file, bad header, size mismatch
-  kUnsupported,      // valid request this build or feature cannot do
-  kIo,               // open/read/write failures
-  kInternal,         // broken invariant or device error
-};
-
-class [[nodiscard]] Status {
- public:
-  Status() = default;
-  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
-
-  bool ok() const { return code_ == Code::kOk; }
-  Code code() const { return code_; }
-  const std::string& message() const { return message_; }
-
-  // Exit status the CLI uses for this error: 2 for what the user can fix
-  // (arguments, inputs, files), 1 for internal errors.
-  int exit_code() const {
-    switch (code_) {
-      case Code::kOk: return 0;
-      case Code::kInternal: return 1;
-      default: return 2;
-    }
-  }
-
- private:
-  Code code_ = Code::kOk;
-  std::string message_;
-};
-
-inline Status ok_status() { return {}; }
 
 template <typename... Args>
 Status make_error(Code code, fmt::format_string<Args...> f, Args&&... args) {
   return Status(code, fmt::format(f, std::forward<Args>(args)...));
 }
-
-// A value or the Status that explains its absence.
-template <typename T>
-class [[nodiscard]] Result {
- public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
-
-  bool ok() const { return status_.ok(); }
-  const Status& status() const { return status_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() { return *value_; }
-  const T& operator*() const { return *value_; }
-
- private:
-  std::optional<T> value_;
-  Status status_;
-};
 
 }  // namespace twinmaf
 

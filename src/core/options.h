@@ -15,6 +15,7 @@
 //   otherwise it starts from the alias of the provided name.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -89,6 +90,16 @@ class Options {
   const std::vector<OptionSpec>* table_ = nullptr;
   std::vector<OptionValue> values_;
 };
+
+// What option parsing and model binding need to know of the extractor that
+// provides a feature name: its name and option table. The feature registry
+// answers (features/feature.h, registry_provider); layers below features see
+// only this function type.
+struct ExtractorRef {
+  std::string_view name;
+  const std::vector<OptionSpec>* options = nullptr;
+};
+using FindProvider = std::optional<ExtractorRef> (*)(std::string_view provided_name);
 
 // libvmaf's printed-name alias map ("VMAF_integer_feature_adm2_score" ->
 // "integer_adm2"); names not in the map are returned unchanged.

@@ -87,6 +87,8 @@ Result<bool> InputReader::deliver(Read& r, FrameSet* out) {
   return true;
 }
 
+std::string InputReader::describe() const { return sources_[0]->path() + " and " + sources_[1]->path(); }
+
 Result<bool> InputReader::next(FrameSet* out) {
   if (done_ || (frame_cnt_ && next_ >= frame_cnt_)) return false;
   if (workers_.empty()) {

@@ -18,26 +18,22 @@
 
 #include "base/status.h"
 #include "core/picture.h"
+#include "engine/frame_loop.h"
 #include "io/source.h"
 
 namespace twinmaf {
 
-struct FrameSet {
-  unsigned index = 0;
-  PicturePtr ref;
-  std::vector<PicturePtr> dis;  // one per distorted input
-};
-
-class InputReader {
+class InputReader final : public FrameFeed {
  public:
   InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsigned frame_cnt, PicturePool& pool,
               std::vector<std::string>* warnings, unsigned threads = 1);
-  ~InputReader();
+  ~InputReader() override;
   InputReader(const InputReader&) = delete;
   InputReader& operator=(const InputReader&) = delete;
 
   // The next frame set; false at the end.
-  Result<bool> next(FrameSet* out);
+  Result<bool> next(FrameSet* out) override;
+  std::string describe() const override;
 
  private:
   struct Read {

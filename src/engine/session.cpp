@@ -6,18 +6,47 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
+#include <thread>
 
+#include "engine/device_run.h"
 #include "engine/input_reader.h"
 
 namespace twinmaf {
 
-Session::Session(SessionConfig cfg, unsigned lanes) : cfg_(cfg), lanes_(std::max(1u, lanes)) {
+namespace {
+
+// Frames a device run keeps between admit and complete when nothing else
+// asks for more (more gave no consistent gain on the H200, docs/gpu.md).
+constexpr int kDeviceWindow = 4;
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// Milliseconds summed by several threads.
+class MsSum {
+ public:
+  void add(Clock::time_point since) {
+    ns_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count(),
+                  std::memory_order_relaxed);
+  }
+  double ms() const { return static_cast<double>(ns_.load()) / 1e6; }
+
+ private:
+  std::atomic<int64_t> ns_{0};
+};
+
+}  // namespace
+
+Session::Session(SessionConfig cfg, unsigned lanes) : cfg_(std::move(cfg)), lanes_(std::max(1u, lanes)) {
   if (cfg_.subsample == 0) cfg_.subsample = 1;
 }
 
 Session::~Session() = default;
 
 Status Session::add(const FeatureSpec& spec, const OptionDict& opts) {
+  if (prepared_) TWINMAF_FAIL(kInternal, "{}: registered after the session was prepared", spec.name);
   TWINMAF_ASSIGN_OR_RETURN(Options options, Options::parse(spec.name, spec.options, opts));
   std::string key = std::string(spec.name) + options.param_key();
   for (const Registered& r : lanes_[0].features)
@@ -61,23 +90,267 @@ Status check_same_format(const VideoSource& ref, const VideoSource& dis) {
   return ok_status();
 }
 
-Result<Backend> parse_backend(std::string_view text) {
-  if (text == "cpu") return Backend::kCpu;
-  if (text == "cuda") return Backend::kCuda;
-  if (text == "auto") return Backend::kAuto;
-  TWINMAF_FAIL(kInvalidArgument, "--backend: '{}' is not cpu, cuda or auto", text);
+Backend Session::backend_of(const FeatureSpec& spec) const {
+  for (const auto& [name, backend] : cfg_.feature_backends)
+    if (name == spec.name) return backend;
+  return cfg_.backend;
 }
 
 #if !TWINMAF_HAVE_CUDA
 Status Session::assign_backends(const VideoFormat&, std::vector<std::string>*) {
-  if (cfg_.backend == Backend::kCuda) TWINMAF_FAIL(kUnsupported, "--backend cuda: this build of twinmaf has no CUDA backend");
+  for (const Registered& r : lanes_[0].features)
+    if (backend_of(*r.spec) == Backend::kCuda)
+      TWINMAF_FAIL(kUnsupported, "--backend cuda: this build of twinmaf has no CUDA backend");
   return ok_status();
 }
 
-Status Session::run_cuda(VideoSource&, const std::vector<VideoSource*>&, const RunLimits&, int, RunReport&) {
+PictureAllocator& Session::allocator() const { return host_allocator(); }
+
+std::string Session::device_name() const { return {}; }
+
+Result<std::unique_ptr<DeviceRun>> make_device_run(DeviceRunSetup) {
   TWINMAF_FAIL(kInternal, "no CUDA backend in this build");
 }
 #endif
+
+Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
+  if (prepared_) TWINMAF_FAIL(kInternal, "session prepared twice");
+  if (lanes_[0].features.empty()) TWINMAF_FAIL(kInvalidArgument, "no features or models to compute");
+  for (const auto& [name, backend] : cfg_.feature_backends)
+    if (std::none_of(lanes_[0].features.begin(), lanes_[0].features.end(),
+                     [&](const Registered& r) { return r.spec->name == name; }))
+      TWINMAF_FAIL(kInvalidArgument, "--backend {}=...: no feature '{}' is computed in this run", name, name);
+  fmt_ = fmt;
+  for (Lane& lane : lanes_)
+    for (Registered& r : lane.features) {
+      TWINMAF_RETURN_IF_ERROR(r.extractor->init(fmt));
+      r.needs = r.extractor->needs();
+      TWINMAF_DASSERT(r.needs.prev_ref <= kMaxHistory && r.needs.prev_dis <= kMaxHistory);
+    }
+  TWINMAF_RETURN_IF_ERROR(assign_backends(fmt, &notes_));
+  prepared_ = true;
+
+  InputPlan plan;
+  int ring_planes = 0;
+  bool all_twins = true;
+  for (const Registered& r : lanes_[0].features) {
+    plan.ref_planes = std::max(plan.ref_planes, plane_count(r.needs.ref, fmt));
+    plan.dis_planes = std::max(plan.dis_planes, plane_count(r.needs.dis, fmt));
+    if (r.twin)
+      ring_planes = std::max({ring_planes, plane_count(r.needs.ref, fmt), plane_count(r.needs.dis, fmt), 1});
+    all_twins = all_twins && r.twin != nullptr;
+  }
+  any_cpu_ = !all_twins;
+  plan.pinned = ring_planes > 0;
+  // Above 8 bits, when every feature runs on a twin and the inputs read
+  // exactly the uploaded planes, the device checks the sample range of the
+  // uploads (gpu/range_check.h).
+  device_range_check_ = fmt.bpc > 8 && fmt.bpc < 16 && all_twins && plan.ref_planes == ring_planes &&
+                        plan.dis_planes == ring_planes;
+  plan.host_range_check_from = device_range_check_ ? ring_planes : 0;
+  if (plan.pinned) {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    plan.reader_threads = cfg_.readers ? cfg_.readers : std::clamp(hw - std::min(hw, 2u), 1u, 12u);
+  }
+  return plan;
+}
+
+Status Session::compute_cpu(FrameWork& w, Pass pass) const {
+  if (!w.status.ok()) return w.status;
+  for (unsigned l = 0; l < lanes_.size(); ++l) {
+    const std::vector<Registered>& fs = lanes_[l].features;
+    const FrameInput in = w.input(l);
+    for (size_t i = 0; i < fs.size(); ++i) {
+      const Registered& r = fs[i];
+      if (r.twin || !active(r, w.set.index) || r.needs.temporal != (pass == Pass::kOrdered)) continue;
+      if (shared_with_lane0(l, i)) {
+        w.terms[l][i] = w.terms[0][i];
+        continue;
+      }
+      std::shared_ptr<FrameTerms> t = r.extractor->make_terms();
+      TWINMAF_RETURN_IF_ERROR(r.extractor->compute(in, *t));
+      w.terms[l][i] = std::move(t);
+    }
+  }
+  return ok_status();
+}
+
+Status Session::finish_frame(FrameWork& w) {
+  for (unsigned l = 0; l < lanes_.size(); ++l) {
+    Lane& lane = lanes_[l];
+    for (size_t i = 0; i < lane.features.size(); ++i) {
+      const FrameTerms* t = w.terms[l][i].get();
+      if (!t) continue;
+      if (cfg_.on_terms) cfg_.on_terms(w.set.index, l, i, *t);
+      TWINMAF_RETURN_IF_ERROR(lane.features[i].extractor->finish(w.set.index, *t, lane.collector));
+    }
+  }
+  return ok_status();
+}
+
+Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(const FrameSet&)> host_range_check) {
+  if (!prepared_) TWINMAF_FAIL(kInternal, "session run before prepare()");
+  RunReport local;
+  RunReport& rep = report ? *report : local;
+  for (const std::string& n : notes_) rep.warnings.push_back(n);
+  const unsigned lanes = static_cast<unsigned>(lanes_.size());
+  const size_t nf = lanes_[0].features.size();
+
+  int ref_depth = 0, dis_depth = 0, twin_depth = 0, ring_planes = 0;
+  bool any_ordered = false;
+  for (const Registered& r : lanes_[0].features) {
+    ref_depth = std::max(ref_depth, r.needs.prev_ref);
+    dis_depth = std::max(dis_depth, r.needs.prev_dis);
+    if (r.twin) {
+      twin_depth = std::max({twin_depth, r.needs.prev_ref, r.needs.prev_dis});
+      ring_planes = std::max({ring_planes, plane_count(r.needs.ref, fmt_), plane_count(r.needs.dis, fmt_), 1});
+    } else {
+      any_ordered = any_ordered || r.needs.temporal;
+    }
+  }
+  FrameHistory history(ref_depth, dis_depth);
+  const bool device = ring_planes > 0;
+  // Frames between admit and complete: a window on one thread; with workers,
+  // enough for the CPU features to keep them busy.
+  const int window = device ? kDeviceWindow : 1;
+  const int in_loop = cfg_.threads == 0 || !any_cpu_ ? window : std::max<int>(window, 2 * int(cfg_.threads) + 2);
+
+  std::unique_ptr<DeviceRun> dev;
+  if (device) {
+    DeviceRunSetup setup;
+    setup.fmt = fmt_;
+    setup.ctx = gpu_.get();
+    setup.lanes.resize(lanes);
+    for (unsigned l = 0; l < lanes; ++l)
+      for (size_t i = 0; i < nf; ++i) {
+        const Registered& r = lanes_[l].features[i];
+        setup.lanes[l].push_back(
+            DeviceFeature{r.twin.get(), r.extractor.get(), r.spec->cuda, r.needs, shared_with_lane0(l, i)});
+      }
+    setup.ring_planes = ring_planes;
+    setup.history_depth = twin_depth;
+    setup.frames_in_loop = in_loop;
+    setup.subsample = cfg_.subsample;
+    setup.profile = cfg_.profile;
+    setup.device_range_check = device_range_check_;
+    setup.host_range_check = std::move(host_range_check);
+    TWINMAF_ASSIGN_OR_RETURN(dev, make_device_run(std::move(setup)));
+    rep.device = device_name();
+  }
+
+  const auto wall0 = Clock::now();
+  MsSum t_read, t_submit, t_cpu, t_complete;
+  Status read_error, first_error;
+  std::atomic<bool> failed{false};
+
+  const auto admit = [&]() -> std::unique_ptr<FrameWork> {
+    auto w = std::make_unique<FrameWork>();
+    auto t = Clock::now();
+    Result<bool> got = feed.next(&w->set);
+    t_read.add(t);
+    if (!got.ok()) read_error = got.status();
+    if (!got.ok() || !*got) return nullptr;
+    history.fill(*w);
+    w->terms.assign(lanes, FrameTermsList(nf));
+    if (dev) {
+      t = Clock::now();
+      w->status = dev->submit(*w);
+      t_submit.add(t);
+      if (!w->status.ok()) failed.store(true);
+    }
+    history.push(*w);
+    return w;
+  };
+  const auto compute = [&](FrameWork& w, Pass pass) {
+    const auto t = Clock::now();
+    w.status = compute_cpu(w, pass);
+    t_cpu.add(t);
+  };
+  const auto complete = [&](FrameWork& w) {
+    if (!first_error.ok()) return;
+    const auto t = Clock::now();
+    first_error = w.status;
+    if (first_error.ok() && w.device) first_error = dev->collect(w);
+    if (first_error.ok()) first_error = finish_frame(w);
+    t_complete.add(t);
+    if (!first_error.ok()) {
+      failed.store(true);
+      return;
+    }
+    ++rep.frames;
+    if (cfg_.on_frame) cfg_.on_frame(w.set.index);
+  };
+
+  if (cfg_.threads == 0) {
+    std::deque<std::unique_ptr<FrameWork>> loop;
+    for (;;) {
+      if (static_cast<int>(loop.size()) == in_loop) {
+        complete(*loop.front());
+        loop.pop_front();
+      }
+      if (failed.load()) break;
+      std::unique_ptr<FrameWork> w = admit();
+      if (!w) break;
+      compute(*w, Pass::kParallel);
+      compute(*w, Pass::kOrdered);
+      loop.push_back(std::move(w));
+    }
+    for (; !loop.empty(); loop.pop_front()) complete(*loop.front());
+  } else {
+    tbb::task_arena arena(static_cast<int>(cfg_.threads));
+    arena.execute([&] {
+      auto first = tbb::make_filter<void, FrameWork*>(tbb::filter_mode::serial_in_order,
+                                                      [&](tbb::flow_control& fc) -> FrameWork* {
+                                                        std::unique_ptr<FrameWork> w;
+                                                        if (!failed.load()) w = admit();
+                                                        if (!w) fc.stop();
+                                                        return w.release();
+                                                      });
+      auto parallel = tbb::make_filter<FrameWork*, FrameWork*>(tbb::filter_mode::parallel, [&](FrameWork* w) {
+        compute(*w, Pass::kParallel);
+        return w;
+      });
+      auto last = tbb::make_filter<FrameWork*, void>(tbb::filter_mode::serial_in_order, [&](FrameWork* w) {
+        std::unique_ptr<FrameWork> own(w);
+        complete(*own);
+      });
+      if (any_ordered) {
+        auto ordered = tbb::make_filter<FrameWork*, FrameWork*>(tbb::filter_mode::serial_in_order, [&](FrameWork* w) {
+          compute(*w, Pass::kOrdered);
+          return w;
+        });
+        tbb::parallel_pipeline(size_t(in_loop), first & parallel & ordered & last);
+      } else {
+        tbb::parallel_pipeline(size_t(in_loop), first & parallel & last);
+      }
+    });
+  }
+  Status device_end = dev ? dev->finish() : ok_status();
+  rep.loop_seconds = ms_since(wall0) / 1000.0;
+  TWINMAF_RETURN_IF_ERROR(first_error);
+  TWINMAF_RETURN_IF_ERROR(read_error);
+  TWINMAF_RETURN_IF_ERROR(device_end);
+  if (rep.frames == 0) TWINMAF_FAIL(kBadInput, "no frames to score in {}", feed.describe());
+
+  if (cfg_.profile) {
+    const double n = rep.frames, wall = rep.loop_seconds * 1000.0;
+    rep.profile.push_back(fmt::format("profile: {} frames ({}x{} {} {}-bit), {} distorted input(s), {} threads{}{}",
+                                      rep.frames, fmt_.w, fmt_.h, pix_fmt_name(fmt_.fmt), fmt_.bpc, lanes,
+                                      cfg_.threads, device ? ", " : "", rep.device));
+    rep.profile.push_back(fmt::format("  host read (wait)    {:9.3f} ms/frame", t_read.ms() / n));
+    if (dev) {
+      rep.profile.push_back(fmt::format("  host upload+enqueue {:9.3f} ms/frame", t_submit.ms() / n));
+      dev->profile(rep.frames, rep.profile);
+    }
+    rep.profile.push_back(fmt::format("  host CPU features   {:9.3f} ms/frame (summed over threads)", t_cpu.ms() / n));
+    rep.profile.push_back(fmt::format("  host complete       {:9.3f} ms/frame (device wait, unpack, finish)",
+                                      t_complete.ms() / n));
+    rep.profile.push_back(fmt::format("  wall                {:9.3f} ms/frame ({:.1f} fps)", wall / n, 1000.0 * n / wall));
+  }
+  for (Lane& lane : lanes_)
+    for (Registered& r : lane.features) TWINMAF_RETURN_IF_ERROR(r.extractor->flush(lane.collector));
+  return ok_status();
+}
 
 Status Session::run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
                     RunReport* report) {
@@ -85,141 +358,32 @@ Status Session::run(VideoSource& ref, const std::vector<VideoSource*>& dis, cons
     TWINMAF_FAIL(kInternal, "session of {} lanes given {} distorted inputs", lanes_.size(), dis.size());
   for (VideoSource* d : dis) TWINMAF_RETURN_IF_ERROR(check_same_format(ref, *d));
   const VideoFormat fmt = ref.format();
-  if (lanes_[0].features.empty()) TWINMAF_FAIL(kInvalidArgument, "no features or models to compute");
-  RunReport local;
-  RunReport& rep = report ? *report : local;
-
-  bool chroma = false;
-  int history = 0;
-  for (Lane& lane : lanes_)
-    for (Registered& r : lane.features) {
-      TWINMAF_RETURN_IF_ERROR(r.extractor->init(fmt));
-      chroma = chroma || r.extractor->reads_chroma();
-      history = std::max(history, r.spec->history);
-    }
-  TWINMAF_RETURN_IF_ERROR(assign_backends(fmt, &rep.warnings));
-  const int planes = chroma ? fmt.planes() : 1;
-  ref.set_planes_needed(planes);
+  TWINMAF_ASSIGN_OR_RETURN(const InputPlan plan, prepare(fmt));
+  ref.set_planes_needed(plan.ref_planes);
+  ref.set_host_range_check_from(plan.host_range_check_from);
   TWINMAF_RETURN_IF_ERROR(ref.skip(limits.skip_ref));
   for (VideoSource* d : dis) {
-    d->set_planes_needed(planes);
+    d->set_planes_needed(plan.dis_planes);
+    d->set_host_range_check_from(plan.host_range_check_from);
     TWINMAF_RETURN_IF_ERROR(d->skip(limits.skip_dis));
   }
-
-  bool gpu = false;
-  for (const Lane& lane : lanes_)
-    for (const Registered& r : lane.features) gpu = gpu || r.twin != nullptr;
-  TWINMAF_RETURN_IF_ERROR(gpu ? run_cuda(ref, dis, limits, history, rep) : run_cpu(ref, dis, limits, history, rep));
-  if (rep.frames == 0) TWINMAF_FAIL(kBadInput, "no frames to score in {} and {}", ref.path(), dis[0]->path());
-  for (Lane& lane : lanes_)
-    for (Registered& r : lane.features) TWINMAF_RETURN_IF_ERROR(r.extractor->flush(lane.collector));
-  return ok_status();
-}
-
-Status Session::compute_cpu(const FrameInput& in, unsigned lane, const FrameTermsList* lane0,
-                            FrameTermsList& terms) const {
-  const std::vector<Registered>& fs = lanes_[lane].features;
-  terms.resize(fs.size());
-  const bool sampled = in.index % cfg_.subsample == 0;
-  for (size_t i = 0; i < fs.size(); ++i) {
-    const Registered& r = fs[i];
-    if (r.twin || (!sampled && !r.spec->every_frame)) continue;
-    if (shared_with_lane0(lane, i)) {
-      terms[i] = (*lane0)[i];
-      continue;
-    }
-    std::shared_ptr<FrameTerms> t = r.extractor->make_terms();
-    TWINMAF_RETURN_IF_ERROR(r.extractor->compute(in, *t));
-    terms[i] = std::move(t);
-  }
-  return ok_status();
-}
-
-Status Session::finish_frame(unsigned index, unsigned lane, const FrameTermsList& terms) {
-  Lane& l = lanes_[lane];
-  for (size_t i = 0; i < l.features.size(); ++i)
-    if (terms[i]) TWINMAF_RETURN_IF_ERROR(l.features[i].extractor->finish(index, *terms[i], l.collector));
-  return ok_status();
-}
-
-namespace {
-
-struct FrameWork {
-  FrameSet set;
-  PicturePtr prev, prev_prev;
-  std::vector<Session::FrameTermsList> terms;  // per lane
-  Status status;
-};
-
-}  // namespace
-
-Status Session::run_cpu(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, int history,
-                        RunReport& rep) {
-  const auto t0 = std::chrono::steady_clock::now();
-  PicturePool pool(ref.format(), host_allocator());
-  InputReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings);
-  PicturePtr prev, prev_prev;
-  Status read_error;
-  // The next frame's work; null at the end or on a read error.
-  auto read_next = [&]() -> std::unique_ptr<FrameWork> {
-    auto w = std::make_unique<FrameWork>();
-    auto got = reader.next(&w->set);
-    if (!got.ok()) read_error = got.status();
-    if (!got.ok() || !*got) return nullptr;
-    if (history >= 1) w->prev = prev;
-    if (history >= 2) w->prev_prev = prev_prev;
-    prev_prev = std::move(prev);
-    prev = w->set.ref;
-    return w;
+  RunReport local;
+  RunReport& rep = report ? *report : local;
+  PicturePool pool(fmt, allocator());
+  // Pinned pictures alive at once: the readers' window, the frames in the
+  // loop, the history and the set being read.
+  if (plan.pinned) pool.reserve((1 + dis.size()) * (2 * plan.reader_threads + kDeviceWindow + kMaxHistory + 1));
+  InputReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings, plan.reader_threads);
+  // The inputs' own error for a frame set the device flags (frame numbers
+  // count skipped frames), in the CPU path's order: ref, then each input.
+  const auto host_check = [&](const FrameSet& set) -> Status {
+    TWINMAF_RETURN_IF_ERROR(check_sample_range(*set.ref, 0, plan.ref_planes, ref.path(), set.index + limits.skip_ref));
+    for (size_t l = 0; l < dis.size(); ++l)
+      TWINMAF_RETURN_IF_ERROR(
+          check_sample_range(*set.dis[l], 0, plan.dis_planes, dis[l]->path(), set.index + limits.skip_dis));
+    return ok_status();
   };
-  auto compute = [&](FrameWork& w) {
-    w.terms.resize(lanes_.size());
-    for (unsigned l = 0; l < lanes_.size() && w.status.ok(); ++l) {
-      const FrameInput in{w.set.index, w.set.ref.get(), w.set.dis[l].get(), w.prev.get(), w.prev_prev.get()};
-      w.status = compute_cpu(in, l, &w.terms[0], w.terms[l]);
-    }
-  };
-  Status first_error;
-  auto finish = [&](FrameWork& w) {
-    if (!first_error.ok()) return;
-    first_error = w.status;
-    for (unsigned l = 0; l < lanes_.size() && first_error.ok(); ++l)
-      first_error = finish_frame(w.set.index, l, w.terms[l]);
-    if (first_error.ok()) ++rep.frames;
-  };
-  if (cfg_.threads == 0) {
-    while (auto w = read_next()) {
-      compute(*w);
-      finish(*w);
-      if (!first_error.ok()) break;
-    }
-  } else {
-    std::atomic<bool> failed{false};
-    tbb::task_arena arena(static_cast<int>(cfg_.threads));
-    arena.execute([&] {
-      tbb::parallel_pipeline(
-          2 * cfg_.threads + 2,
-          tbb::make_filter<void, FrameWork*>(tbb::filter_mode::serial_in_order,
-                                             [&](tbb::flow_control& fc) -> FrameWork* {
-                                               auto w = failed.load() ? nullptr : read_next();
-                                               if (!w) fc.stop();
-                                               return w.release();
-                                             }) &
-              tbb::make_filter<FrameWork*, FrameWork*>(tbb::filter_mode::parallel,
-                                                       [&](FrameWork* w) {
-                                                         compute(*w);
-                                                         return w;
-                                                       }) &
-              tbb::make_filter<FrameWork*, void>(tbb::filter_mode::serial_in_order, [&](FrameWork* w) {
-                std::unique_ptr<FrameWork> own(w);
-                finish(*own);
-                if (!first_error.ok()) failed.store(true);
-              }));
-    });
-  }
-  TWINMAF_RETURN_IF_ERROR(read_error);
-  rep.loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return first_error;
+  return run(reader, &rep, host_check);
 }
 
 }  // namespace twinmaf

@@ -1,15 +1,20 @@
-// A scoring session: registered features, the frame loop, flush.
+// A scoring session: registered features, their backends, the frame loop
+// (engine/frame_loop.h), flush.
 //
 // Registration follows libvmaf: a feature is identified by its extractor name
 // plus the values of its feature-param options; registering an identical one
 // again is a no-op (the first registration's non-param options win).
 //
-// The frame loop reads (ref, dis) pairs in order, computes every feature's
-// terms (frames in parallel on a oneTBB arena of `threads` workers; threads 0
-// runs everything on the caller's thread), then finishes frames strictly in
-// index order on one thread. Output is therefore independent of threading.
+// A session scores one reference against one or more distorted inputs
+// ("lanes"): the reference is read (and uploaded) once per frame, every lane
+// has its own extractors and collector, and reference-only features (motion)
+// are computed once and finished in every lane.
+//
+// Use: use_feature*() ..., prepare(format) (inits every extractor, decides
+// each feature's backend, says what the inputs must provide), run(feed).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,35 +23,36 @@
 #include "base/status.h"
 #include "core/collector.h"
 #include "core/options.h"
-#include "engine/extractor.h"
-#include "engine/twin.h"
+#include "engine/frame_loop.h"
+#include "features/feature.h"
 #include "io/source.h"
+#include "twinmaf/types.h"
 
 namespace twinmaf {
 
-enum class Backend { kCpu, kCuda, kAuto };
-
-// "cpu", "cuda", "auto".
-Result<Backend> parse_backend(std::string_view text);
+namespace gpu {
+class Context;
+}
 
 struct SessionConfig {
-  unsigned threads = 0;
+  unsigned threads = 0;    // 0: the frame loop on the caller's thread
   unsigned subsample = 1;  // 0 and 1: every frame
-  // kAuto: each feature on its CUDA twin when a device is present and the twin
-  // supports the request exactly, else on the CPU. kCuda: every feature on its
-  // twin, or an error naming the feature and the reason.
+  // kAuto: a feature runs on its CUDA twin when a device is present and the
+  // twin supports the request exactly, else on the CPU. kCuda: on its twin,
+  // or an error naming the feature and the reason. kCpu: on the CPU.
   Backend backend = Backend::kAuto;
+  // Per extractor name ("vif"), overriding `backend` for that feature.
+  std::vector<std::pair<std::string, Backend>> feature_backends;
   int gpu = 0;
-  bool profile = false;  // per-stage timings of the GPU frame path (RunReport)
+  bool profile = false;  // per-stage timings (RunReport::profile)
   // Input reader threads for random-access inputs (raw YUV) on the GPU path;
   // 0: min(12, hardware threads - 2).
   unsigned readers = 0;
-};
-
-struct RunLimits {
-  unsigned frame_cnt = 0;  // 0: all
-  unsigned skip_ref = 0;
-  unsigned skip_dis = 0;
+  // Called after frame `index` is finished in every lane (frames in order, on
+  // the loop's finishing thread).
+  std::function<void(unsigned index)> on_frame;
+  // Tests: every frame's terms of every feature just before finish().
+  std::function<void(unsigned index, unsigned lane, size_t feature, const FrameTerms&)> on_terms;
 };
 
 struct RunReport {
@@ -57,10 +63,17 @@ struct RunReport {
   double loop_seconds = 0;           // first frame read to last frame finished
 };
 
-// A session scores one reference against one or more distorted inputs
-// ("lanes"): the reference is read (and uploaded) once per frame, every lane
-// has its own extractors and collector, and reference-only features (motion)
-// are computed once and finished in every lane.
+// What a prepared session needs of its inputs.
+struct InputPlan {
+  int ref_planes = 1;  // planes read of every reference picture
+  int dis_planes = 1;  // ... of every distorted picture
+  bool pinned = false;  // pictures a GPU uploads: allocate them with allocator()
+  // Planes below this are range-checked on the device (above 8 bits); the
+  // inputs check the rest.
+  int host_range_check_from = 0;
+  unsigned reader_threads = 1;  // parallel raw readers worth running
+};
+
 class Session {
  public:
   explicit Session(SessionConfig cfg, unsigned lanes = 1);
@@ -73,7 +86,17 @@ class Session {
   // A model's feature: registers the feature providing `provided_name`.
   Status use_feature_providing(std::string_view provided_name, const OptionDict& opts);
 
-  // dis.size() must equal lanes().
+  // Inits every extractor for `fmt` and assigns each feature's backend
+  // (creating its twin). Once, after registration.
+  Result<InputPlan> prepare(const VideoFormat& fmt);
+  // Where input pictures should live (pinned when a GPU uploads them).
+  PictureAllocator& allocator() const;
+  // The frame loop over `feed`, then every feature's flush. Once, after
+  // prepare(). `host_range_check` gives the inputs' own error for a frame set
+  // the device range check flags (null: none is needed).
+  Status run(FrameFeed& feed, RunReport* report,
+             std::function<Status(const FrameSet&)> host_range_check = nullptr);
+  // Files: prepare, skip, read (engine/input_reader.h) and run.
   Status run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, RunReport* report);
   Status run(VideoSource& ref, VideoSource& dis, const RunLimits& limits, RunReport* report) {
     return run(ref, std::vector<VideoSource*>{&dis}, limits, report);
@@ -89,36 +112,41 @@ class Session {
     Options options;
     std::string key;  // dedup identity
     std::unique_ptr<Extractor> extractor;
+    FeatureNeeds needs;          // after prepare()
     std::unique_ptr<Twin> twin;  // set when the feature runs on the GPU
     std::string backend = "cpu";
   };
   const std::vector<Registered>& features(unsigned lane = 0) const { return lanes_[lane].features; }
-  // One lane's terms for one frame, indexed like features(); null: not
-  // computed. Shared pointers: a reference-only feature's terms are lane 0's.
-  using FrameTermsList = std::vector<std::shared_ptr<FrameTerms>>;
+  std::string device_name() const;  // the GPU used, or empty
 
  private:
   struct Lane {
     std::vector<Registered> features;
     Collector collector;
   };
+  enum class Pass { kParallel, kOrdered };
   Status add(const FeatureSpec& spec, const OptionDict& opts);
-  // Decides each feature's backend for this format (creates the twins).
+  Backend backend_of(const FeatureSpec& spec) const;
   Status assign_backends(const VideoFormat& fmt, std::vector<std::string>* notes);
   // Whether lane `lane` reuses lane 0's terms of feature i.
-  bool shared_with_lane0(unsigned lane, size_t i) const { return lane > 0 && lanes_[0].features[i].spec->reference_only; }
-  // CPU terms of every CPU-assigned feature active at in.index in `lane`
-  // (`lane0`: lane 0's terms of the same frame, for reference-only features).
-  Status compute_cpu(const FrameInput& in, unsigned lane, const FrameTermsList* lane0, FrameTermsList& terms) const;
-  Status finish_frame(unsigned index, unsigned lane, const FrameTermsList& terms);
-  Status run_cpu(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, int history,
-                 RunReport& rep);
-  Status run_cuda(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, int history,
-                  RunReport& rep);
+  bool shared_with_lane0(unsigned lane, size_t i) const {
+    return lane > 0 && lanes_[0].features[i].needs.reference_only();
+  }
+  bool active(const Registered& r, unsigned index) const {
+    return index % cfg_.subsample == 0 || r.needs.every_frame();
+  }
+  // CPU terms of w's frame for the CPU-assigned features of one pass.
+  Status compute_cpu(FrameWork& w, Pass pass) const;
+  Status finish_frame(FrameWork& w);
 
   SessionConfig cfg_;
   std::shared_ptr<gpu::Context> gpu_;
   std::vector<Lane> lanes_;
+  VideoFormat fmt_;
+  bool prepared_ = false;
+  bool device_range_check_ = false;
+  bool any_cpu_ = false;  // some feature runs on the CPU
+  std::vector<std::string> notes_;  // backend decisions worth a warning
 };
 
 // Checks that two inputs can be compared: same size, layout and depth.

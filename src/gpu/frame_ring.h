@@ -12,8 +12,8 @@
 
 #include "base/status.h"
 #include "core/picture.h"
-#include "engine/twin.h"
 #include "gpu/device.h"
+#include "gpu/device_frame.h"
 
 namespace twinmaf::gpu {
 

@@ -15,16 +15,9 @@
 
 #include "base/status.h"
 #include "core/picture.h"
+#include "twinmaf/types.h"
 
 namespace twinmaf {
-
-// -w -h -p -b of the CLI: describes raw inputs.
-struct RawParams {
-  int w = 0;
-  int h = 0;
-  PixFmt fmt = PixFmt::k420;
-  int bpc = 8;
-};
 
 class VideoSource {
  public:

@@ -291,10 +291,10 @@ Result<Model> Model::from_json(std::string_view json, const ModelConfig& cfg,
   return from_node(dict ? *dict : *root, cfg, prefix);
 }
 
-void Model::overload(std::string_view extractor_name, const OptionDict& dict) {
+void Model::overload(std::string_view extractor_name, const OptionDict& dict, FindProvider find) {
   for (ModelFeature& f : features_) {
-    const FeatureSpec* spec = find_feature_providing(f.name);
-    if (!spec || spec->name != extractor_name) continue;
+    const std::optional<ExtractorRef> provider = find(f.name);
+    if (!provider || provider->name != extractor_name) continue;
     for (const auto& [key, text] : dict.entries()) f.options.set_raw(key, text);
   }
   bound_ = false;
@@ -472,19 +472,19 @@ BootstrapScore bootstrap_statistics(std::vector<double> scores, const Model& ref
 // ---------------------------------------------------------------------------
 // LoadedModel
 
-Result<FeatureUse> resolve_model_feature(const ModelFeature& feature,
-                                         std::string_view model_label) {
-  const FeatureSpec* spec = find_feature_providing(feature.name);
-  if (!spec)
+Result<FeatureUse> resolve_model_feature(const ModelFeature& feature, std::string_view model_label,
+                                         FindProvider find) {
+  const std::optional<ExtractorRef> provider = find(feature.name);
+  if (!provider)
     TWINMAF_FAIL(kUnsupported, "{}: no feature extractor provides '{}'", model_label,
                  quote(feature.name));
-  auto options = Options::parse(spec->name, spec->options, feature.options);
+  auto options = Options::parse(provider->name, *provider->options, feature.options);
   if (!options.ok())
     return Status(options.status().code(), fmt::format("{}: feature '{}': {}", model_label,
                                                        feature.name, options.status().message()));
   FeatureUse use;
   use.provided_name = feature.name;
-  use.spec = spec;
+  use.extractor = provider->name;
   use.dict = feature.options;
   use.options = std::move(options).value();
   use.collector_name = use.options.feature_name(feature.name);
@@ -577,17 +577,17 @@ std::vector<const ModelFeature*> LoadedModel::features() const {
   return out;
 }
 
-void LoadedModel::overload(std::string_view extractor_name, const OptionDict& dict) {
-  for (Model& m : members_) m.overload(extractor_name, dict);
-  main_.overload(extractor_name, dict);
+void LoadedModel::overload(std::string_view extractor_name, const OptionDict& dict, FindProvider find) {
+  for (Model& m : members_) m.overload(extractor_name, dict, find);
+  main_.overload(extractor_name, dict, find);
 }
 
-Result<std::vector<FeatureUse>> LoadedModel::bind() {
+Result<std::vector<FeatureUse>> LoadedModel::bind(FindProvider find) {
   const std::string prefix = fmt::format("model {}", label_);
   std::vector<FeatureUse> uses;
   auto bind_one = [&](Model& m) -> Status {
     return m.bind([&](const ModelFeature& f) -> Result<std::string> {
-      TWINMAF_ASSIGN_OR_RETURN(FeatureUse use, resolve_model_feature(f, prefix));
+      TWINMAF_ASSIGN_OR_RETURN(FeatureUse use, resolve_model_feature(f, prefix, find));
       std::string name = use.collector_name;
       uses.push_back(std::move(use));
       return name;
@@ -683,11 +683,11 @@ Result<ModelRequest> parse_model_request(std::string_view text) {
   return r;
 }
 
-Result<LoadedModel> load_model(const ModelRequest& request) {
+Result<LoadedModel> load_model(const ModelRequest& request, FindProvider find) {
   auto m = request.version.empty() ? LoadedModel::from_file(request.path, request.config)
                                    : LoadedModel::from_version(request.version, request.config);
   if (!m.ok()) return m.status();
-  for (const auto& [extractor, dict] : request.overloads) m->overload(extractor, dict);
+  for (const auto& [extractor, dict] : request.overloads) m->overload(extractor, dict, find);
   return m;
 }
 

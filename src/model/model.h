@@ -43,10 +43,11 @@
 //
 // Using a model (what the engine does):
 //   auto req = parse_model_request("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.0");
-//   auto m = load_model(*req);         // LoadedModel::from_version/from_file +
+//   auto m = load_model(*req, find);   // LoadedModel::from_version/from_file +
 //                                      // overload("adm", dict) per overload
-//   auto uses = m->bind();             // registry lookup; the extractors to
+//   auto uses = m->bind(find);         // provider lookup; the extractors to
 //                                      // register, in libvmaf's order
+// (`find` is the feature registry's FindProvider, core/options.h.)
 //   ... run the extractors into a Collector ...
 //   m->predict_main(collector, i);     // for every model, then
 //   m->predict_collection(collector, i);  // for every collection
@@ -74,7 +75,6 @@
 #include "base/status.h"
 #include "core/collector.h"
 #include "core/options.h"
-#include "engine/extractor.h"
 #include "model/svm.h"
 
 namespace twinmaf {
@@ -126,19 +126,20 @@ struct ScoreTransform {
   bool out_gte_in = false;
 };
 
-// The extractor instance a model feature needs (from the registry).
+// The extractor instance a model feature needs.
 struct FeatureUse {
   std::string provided_name;
-  const FeatureSpec* spec = nullptr;
+  std::string_view extractor;  // the providing extractor's name
   OptionDict dict;   // what the extractor is created with
-  Options options;   // dict parsed against spec->options
+  Options options;   // dict parsed against the extractor's option table
   std::string collector_name;  // options.feature_name(provided_name)
 };
 
-// Resolves a model feature through the registry: the first FeatureSpec
-// providing its name (find_feature_providing), its options parsed from the
-// feature's dictionary, the collector name. `model_label` prefixes errors.
-Result<FeatureUse> resolve_model_feature(const ModelFeature& feature, std::string_view model_label);
+// Resolves a model feature: the extractor `find` names for it, its options
+// parsed from the feature's dictionary, the collector name. `model_label`
+// prefixes errors.
+Result<FeatureUse> resolve_model_feature(const ModelFeature& feature, std::string_view model_label,
+                                         FindProvider find);
 
 // Maps a model feature to the collector name its values are stored under.
 using FeatureNamer = std::function<Result<std::string>(const ModelFeature&)>;
@@ -164,10 +165,10 @@ class Model {
   const SvmModel& svm() const { return svm_; }
 
   // Merges (overwrites) dict into the options of every feature whose
-  // providing extractor (find_feature_providing) is named extractor_name
-  // (libvmaf vmaf_model_feature_overload). Dict texts are taken as given
-  // (build it with OptionDict::set). Features without a provider are skipped.
-  void overload(std::string_view extractor_name, const OptionDict& dict);
+  // providing extractor (`find`) is named extractor_name (libvmaf
+  // vmaf_model_feature_overload). Dict texts are taken as given (build it
+  // with OptionDict::set). Features without a provider are skipped.
+  void overload(std::string_view extractor_name, const OptionDict& dict, FindProvider find);
 
   // Fixes each feature's collector name. bound() is false until then.
   Status bind(const FeatureNamer& namer);
@@ -245,14 +246,14 @@ class LoadedModel {
   std::vector<const ModelFeature*> features() const;
 
   // Model::overload on the main model and every member.
-  void overload(std::string_view extractor_name, const OptionDict& dict);
+  void overload(std::string_view extractor_name, const OptionDict& dict, FindProvider find);
 
-  // Resolves every feature through the registry and binds the models. The
+  // Resolves every feature through `find` and binds the models. The
   // result lists one FeatureUse per model feature in libvmaf's registration
   // order (a collection's members first, then the main model; duplicates
   // left to the engine's dedup). The first missing provider is an error:
   // "model vmaf_v1.0.16_3d0h: no feature extractor provides 'Cambi_feature_cambi_score'".
-  Result<std::vector<FeatureUse>> bind();
+  Result<std::vector<FeatureUse>> bind(FindProvider find);
   // Binds with a caller-supplied naming (tests, tools replaying scores).
   Status bind(const FeatureNamer& namer);
 
@@ -285,6 +286,6 @@ struct ModelRequest {
 Result<ModelRequest> parse_model_request(std::string_view text);
 // Loads the request's model (LoadedModel::from_version or from_file) and
 // applies its overloads.
-Result<LoadedModel> load_model(const ModelRequest& request);
+Result<LoadedModel> load_model(const ModelRequest& request, FindProvider find);
 
 }  // namespace twinmaf

@@ -19,19 +19,9 @@
 
 #include "base/status.h"
 #include "core/collector.h"
+#include "twinmaf/types.h"
 
 namespace twinmaf {
-
-enum class OutputFormat { kXml, kJson, kCsv, kSub };
-
-struct Precision {
-  enum class Mode { kDefault, kFixed, kMax };
-  Mode mode = Mode::kDefault;
-  int digits = 6;  // kFixed
-};
-
-// Parses "N" (0..17) or "max".
-Result<Precision> parse_precision(std::string_view text);
 
 struct OutputInfo {
   std::string version;

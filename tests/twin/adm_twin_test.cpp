@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/extractor.h"
+#include "features/feature.h"
 #include "tests/twin/twin_harness.h"
 
 namespace twinmaf::test {

@@ -1,4 +1,4 @@
-// Model scores on the GPU: whole jobs (the CLI's execute()) with every
+// Model scores on the GPU: whole jobs (the public API's Scorer) with every
 // built-in v0.6.x model, --backend cpu against --backend cuda, the result
 // files written with --precision max compared byte for byte (apart from fps
 // and the "backends" record).
@@ -7,8 +7,8 @@
 #include <regex>
 #include <sstream>
 
-#include "engine/job.h"
 #include "tests/twin/twin_harness.h"
+#include "twinmaf/twinmaf.h"
 
 namespace twinmaf::test {
 namespace {
@@ -18,14 +18,18 @@ std::string write_file(const std::filesystem::path& p, const std::vector<uint8_t
   return p.string();
 }
 
-std::string result_file(const ScoreJob& job, Backend backend, const std::string& out) {
-  ScoreJob j = job;
-  j.session.backend = backend;
-  j.output_paths = {out};
-  JobResult r;
-  const Status st = execute(j, &r);
+std::string result_file(ScorerConfig cfg, const InputFile& ref, const InputFile& dis, Backend backend,
+                        const std::string& out) {
+  cfg.backend = backend;
+  auto scorer = Scorer::create(cfg);
+  EXPECT_TRUE(scorer.ok()) << scorer.status().message();
+  if (!scorer.ok()) return {};
+  Status st = (*scorer)->score(ref, {dis});
   EXPECT_TRUE(st.ok()) << st.message();
-  for (const auto& [feature, b] : r.backends) EXPECT_EQ(b, backend == Backend::kCuda ? "cuda" : "cpu") << feature;
+  st = (*scorer)->write(out, OutputFormat::kJson, 0, Precision{Precision::Mode::kMax, 17});
+  EXPECT_TRUE(st.ok()) << st.message();
+  for (const auto& [feature, b] : (*scorer)->info().backends)
+    EXPECT_EQ(b, backend == Backend::kCuda ? "cuda" : "cpu") << feature;
   std::stringstream ss;
   ss << std::ifstream(out).rdbuf();
   // fps differs run to run; "backends" is written only by the GPU run.
@@ -41,17 +45,15 @@ TEST(ModelTwin, EveryBuiltInV06ModelEqualsTheCpu) {
                                VideoFormat{1920, 1080, PixFmt::k420, 12}}) {
     SCOPED_TRACE(describe(f, {"models"}, 6, 1));
     const Clip c = ramp_clip(f, 6, 41);
-    ScoreJob job;
-    job.ref_path = write_file(dir / "ref.yuv", c.ref);
-    job.dis_paths = {write_file(dir / "dis.yuv", c.dis)};
-    job.raw = RawParams{f.w, f.h, f.fmt, f.bpc};
-    job.models = {"version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg",
+    const RawParams raw{f.w, f.h, f.fmt, f.bpc};
+    const InputFile ref{write_file(dir / "ref.yuv", c.ref), raw};
+    const InputFile dis{write_file(dir / "dis.yuv", c.dis), raw};
+    ScorerConfig cfg;
+    cfg.models = {"version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg",
                   "version=vmaf_4k_v0.6.1:name=vmaf_4k", "version=vmaf_4k_v0.6.1neg:name=vmaf_4k_neg",
                   "version=vmaf_b_v0.6.3:name=vmaf_b"};
-    job.output_format = OutputFormat::kJson;
-    job.precision = Precision{Precision::Mode::kMax, 17};
-    const std::string cpu = result_file(job, Backend::kCpu, (dir / "cpu.json").string());
-    const std::string gpu = result_file(job, Backend::kCuda, (dir / "gpu.json").string());
+    const std::string cpu = result_file(cfg, ref, dis, Backend::kCpu, (dir / "cpu.json").string());
+    const std::string gpu = result_file(cfg, ref, dis, Backend::kCuda, (dir / "gpu.json").string());
     EXPECT_EQ(cpu, gpu);
     EXPECT_NE(cpu.find("\"vmaf_b_ci_p95_hi\""), std::string::npos);
     values_compared() += static_cast<size_t>(std::count(cpu.begin(), cpu.end(), '\n'));

@@ -266,7 +266,10 @@ void expect_twin_ret(const VideoFormat& f, int amp, uint64_t seed, int* positive
   ASSERT_TRUE(ctx.ok()) << ctx.status().message();
   auto opts = Options::parse("psnr_hvs", psnr_hvs_feature_spec().options, OptionDict{});
   ASSERT_TRUE(opts.ok());
-  auto twin = psnr_hvs_feature_spec().cuda(*opts, f, **ctx);
+  auto ex = psnr_hvs_feature_spec().create(*opts);
+  ASSERT_TRUE(ex.ok());
+  ASSERT_TRUE((*ex)->init(f).ok());
+  auto twin = psnr_hvs_feature_spec().cuda(**ex, f, **ctx);
   ASSERT_TRUE(twin.ok()) << twin.status().message();
   auto dref = gpu::DeviceBuffer::create(ref.bytes()), ddis = gpu::DeviceBuffer::create(dis.bytes());
   auto dterms = gpu::DeviceBuffer::create((*twin)->terms_bytes());

@@ -3,8 +3,9 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
-#include "engine/job.h"
+#include "api/feature_text.h"
 #include "io/planar.h"
 #include "tests/support/memory_source.h"
 #include "tests/support/noise_clip.h"
@@ -15,6 +16,11 @@
 namespace twinmaf::test {
 
 size_t& values_compared() {
+  static size_t n = 0;
+  return n;
+}
+
+size_t& terms_compared() {
   static size_t n = 0;
   return n;
 }
@@ -67,9 +73,12 @@ Outcome score(const Clip& clip, const std::vector<std::string>& features, Backen
   SessionConfig cfg;
   cfg.backend = backend;
   cfg.subsample = subsample;
+  cfg.on_terms = [&o](unsigned index, unsigned lane, size_t feature, const FrameTerms& t) {
+    o.terms.push_back({index, lane, feature, t.clone()});
+  };
   Session s(cfg);
   for (const std::string& text : features) {
-    auto req = parse_feature_request(text);
+    auto req = parse_feature_text(text);
     if (!req.ok()) {
       o.status = req.status();
       return o;
@@ -100,6 +109,16 @@ void expect_twin(const Clip& clip, const std::vector<std::string>& features, int
   ASSERT_TRUE(cpu.status.ok()) << cpu.status.message();
   ASSERT_TRUE(gpu.status.ok()) << gpu.status.message();
   for (const auto& b : gpu.backends) ASSERT_EQ(b, "cuda") << "a feature did not run on its twin";
+  // Every feature's terms of every frame, before finish: the seam itself.
+  ASSERT_EQ(cpu.terms.size(), gpu.terms.size());
+  for (size_t k = 0; k < cpu.terms.size(); ++k) {
+    const TermsRecord& x = cpu.terms[k];
+    const TermsRecord& y = gpu.terms[k];
+    ASSERT_EQ(std::tie(x.index, x.lane, x.feature), std::tie(y.index, y.lane, y.feature));
+    ASSERT_TRUE(x.terms->same_as(*y.terms))
+        << "terms differ: frame " << x.index << " lane " << x.lane << " feature " << features[x.feature];
+    ++terms_compared();
+  }
   const auto& a = cpu.collector.columns();
   const auto& b = gpu.collector.columns();
   ASSERT_EQ(a.size(), b.size());

@@ -29,9 +29,18 @@ Clip noise_clip(const VideoFormat& f, int frames, uint64_t seed);
 // A ramp moving 3 samples per frame; dis = ref plus small seeded noise.
 Clip ramp_clip(const VideoFormat& f, int frames, uint64_t seed);
 
+// One feature's terms of one frame, as the session finished them.
+struct TermsRecord {
+  unsigned index;
+  unsigned lane;
+  size_t feature;
+  std::unique_ptr<FrameTerms> terms;
+};
+
 struct Outcome {
   Collector collector;
   std::vector<std::string> backends;
+  std::vector<TermsRecord> terms;  // in finish order
   Status status;
 };
 
@@ -39,8 +48,9 @@ struct Outcome {
 Outcome score(const Clip& clip, const std::vector<std::string>& features, Backend backend, unsigned subsample);
 std::string describe(const VideoFormat& f, const std::vector<std::string>& features, int frames, unsigned subsample);
 
-// CPU vs CUDA: same columns, same written frames, bitwise-equal values and
-// aggregates, every feature on its twin. `nontrivial_expected`: some value
+// CPU vs CUDA: every feature's FrameTerms of every frame equal
+// (FrameTerms::same_as), then same columns, same written frames,
+// bitwise-equal values and aggregates, every feature on its twin. `nontrivial_expected`: some value
 // must be finite and non-zero (false only where the definition gives zeros).
 void expect_twin(const Clip& clip, const std::vector<std::string>& features, int frames, unsigned subsample = 1,
                  bool nontrivial_expected = true);
@@ -51,7 +61,8 @@ void expect_twin(const Clip& clip, const std::vector<std::string>& features, int
 std::vector<Clip> real_clips();
 int clip_frames(const Clip& c);
 
-// Values compared so far (printed at exit).
+// Values and terms compared so far (printed at exit).
 size_t& values_compared();
+size_t& terms_compared();
 
 }  // namespace twinmaf::test

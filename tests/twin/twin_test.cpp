@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/job.h"
+#include "api/feature_text.h"
 #include "engine/session.h"
 #include "io/planar.h"
 #include "io/source.h"
@@ -116,7 +116,7 @@ Status score_files(const Clip& c, const std::vector<std::string>& features, Back
   cfg.subsample = subsample;
   Session s(cfg);
   for (const std::string& text : features) {
-    TWINMAF_ASSIGN_OR_RETURN(FeatureRequest req, parse_feature_request(text));
+    TWINMAF_ASSIGN_OR_RETURN(FeatureText req, parse_feature_text(text));
     TWINMAF_RETURN_IF_ERROR(s.use_feature(req.name, req.options));
   }
   return s.run(*ref, *dis, limits, nullptr);
@@ -225,7 +225,10 @@ TEST(Twin, RealClips) {
 
 class Counter : public ::testing::Environment {
  public:
-  void TearDown() override { std::printf("twin: %zu values compared with ==\n", values_compared()); }
+  void TearDown() override {
+    std::printf("twin: %zu values compared with ==, %zu frames' terms compared with same_as\n", values_compared(),
+                terms_compared());
+  }
 };
 const auto* const kCounter = ::testing::AddGlobalTestEnvironment(new Counter);
 

@@ -144,7 +144,10 @@ TEST(AdmTile, HostRunOfTheTwinTilingEqualsTheReference) {
         for (const auto& [k, v] : kv) d.set(k, v);
         auto o = Options::parse("adm", adm_feature_spec().options, d);
         ASSERT_TRUE(o.ok()) << o.status().message();
-        const AdmKernelParams kp = adm_kernel_params(*o, {w, h, PixFmt::k420, bpc});
+        auto ex = adm_feature_spec().create(*o);
+        ASSERT_TRUE(ex.ok()) << ex.status().message();
+        ASSERT_TRUE((*ex)->init({w, h, PixFmt::k420, bpc}).ok());
+        const AdmKernelParams& kp = adm_kernel_params(**ex);
         SplitMix g{rng.next()};
         const int pad = configs % 3;
         const Plane r = make_plane(w, h, bpc, pad, mode, g, nullptr);

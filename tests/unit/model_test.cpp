@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "features/feature.h"
 #include "model/builtin_models.h"
 #include "model/json_tree.h"
 
@@ -213,14 +214,14 @@ TEST(Bind, RegistryNamesAndMissingProviders) {
       !find_feature_providing("VMAF_integer_feature_motion2_score"))
     GTEST_SKIP() << "adm/vif/motion not registered";
   LoadedModel v061 = load("vmaf_v0.6.1");
-  auto uses = v061.bind();
+  auto uses = v061.bind(registry_provider);
   ASSERT_TRUE(uses.ok()) << uses.status().message();
   ASSERT_EQ(uses->size(), 6u);
   EXPECT_EQ((*uses)[0].collector_name, "VMAF_integer_feature_adm2_score");
-  EXPECT_EQ((*uses)[0].spec->name, find_feature_providing("VMAF_integer_feature_adm2_score")->name);
+  EXPECT_EQ((*uses)[0].extractor, find_feature_providing("VMAF_integer_feature_adm2_score")->name);
 
   LoadedModel neg = load("vmaf_v0.6.1neg");
-  uses = neg.bind();
+  uses = neg.bind(registry_provider);
   ASSERT_TRUE(uses.ok()) << uses.status().message();
   EXPECT_EQ((*uses)[0].collector_name, "integer_adm2_egl_1");
   EXPECT_EQ((*uses)[1].collector_name, "VMAF_integer_feature_motion2_score");
@@ -229,9 +230,9 @@ TEST(Bind, RegistryNamesAndMissingProviders) {
   // CLI "--model version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.0".
   OptionDict d;
   d.set("adm_enhn_gain_limit", "1.0");
-  v061.overload(find_feature_providing("VMAF_integer_feature_adm2_score")->name, d);
-  v061.overload("no_such_extractor", d);  // matches nothing
-  uses = v061.bind();
+  v061.overload(find_feature_providing("VMAF_integer_feature_adm2_score")->name, d, registry_provider);
+  v061.overload("no_such_extractor", d, registry_provider);  // matches nothing
+  uses = v061.bind(registry_provider);
   ASSERT_TRUE(uses.ok()) << uses.status().message();
   EXPECT_EQ((*uses)[0].collector_name, "integer_adm2_egl_1");
   EXPECT_EQ((*uses)[2].collector_name, "VMAF_integer_feature_vif_scale0_score");
@@ -239,7 +240,7 @@ TEST(Bind, RegistryNamesAndMissingProviders) {
 
   for (const char* v : {"vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_hfr_5d0h"}) {
     LoadedModel m = load(v);
-    auto r = m.bind();
+    auto r = m.bind(registry_provider);
     for (const ModelFeature* f : m.features()) {
       if (find_feature_providing(f->name)) continue;
       ASSERT_FALSE(r.ok()) << v;
@@ -452,7 +453,7 @@ TEST(ModelRequest, ParsesLikeLibvmafCli) {
   EXPECT_EQ(r->overloads[0].first, "adm");
   EXPECT_EQ(*r->overloads[0].second.find("adm_enhn_gain_limit"), "1");
   EXPECT_EQ(r->overloads[1].first, "vif");
-  auto m = load_model(*r);
+  auto m = load_model(*r, registry_provider);
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_EQ(m->main().name(), "neg");
   EXPECT_FALSE(m->main().clip_enabled());
@@ -460,7 +461,7 @@ TEST(ModelRequest, ParsesLikeLibvmafCli) {
   auto p = parse_model_request("path=/no/such/model.json");
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->label(), "/no/such/model.json");
-  EXPECT_EQ(load_model(*p).status().code(), Code::kIo);
+  EXPECT_EQ(load_model(*p, registry_provider).status().code(), Code::kIo);
   EXPECT_EQ(parse_model_request("version=a:enable_transform").value().config.flags,
             kModelFlagEnableTransform);
 

@@ -64,8 +64,8 @@ Result<Collector> run_feature(const FeatureSpec& spec, const OptionDict& dict,
     in.index = static_cast<unsigned>(i);
     in.ref = frames[i].get();
     in.dis = frames[i].get();
-    in.prev_ref = i >= 1 ? frames[i - 1].get() : nullptr;
-    in.prev_prev_ref = i >= 2 ? frames[i - 2].get() : nullptr;
+    in.prev_ref[0] = i >= 1 ? frames[i - 1].get() : nullptr;
+    in.prev_ref[1] = i >= 2 ? frames[i - 2].get() : nullptr;
     auto terms = ex->make_terms();
     TWINMAF_RETURN_IF_ERROR(ex->compute(in, *terms));
     TWINMAF_RETURN_IF_ERROR(ex->finish(in.index, *terms, out));
@@ -641,10 +641,22 @@ TEST(MotionEngine, FiveFrameWindowReadsTheFrameTwoBack) {
 }
 
 TEST(MotionEngine, SpecDeclaresHistoryAndEveryFrame) {
-  for (const FeatureSpec* s : {&motion_feature_spec(), &motion_v2_feature_spec()}) {
-    EXPECT_EQ(s->history, 2) << s->name;
-    EXPECT_TRUE(s->every_frame) << s->name;
-  }
+  for (const FeatureSpec* s : {&motion_feature_spec(), &motion_v2_feature_spec()})
+    for (const bool ffw : {false, true}) {
+      OptionDict d;
+      d.set("motion_five_frame_window", ffw ? "true" : "false");
+      auto o = Options::parse(s->name, s->options, d);
+      ASSERT_TRUE(o.ok());
+      auto ex = s->create(*o);
+      ASSERT_TRUE(ex.ok());
+      ASSERT_TRUE((*ex)->init({64, 48, PixFmt::k420, 8}).ok());
+      const FeatureNeeds n = (*ex)->needs();
+      EXPECT_EQ(n.prev_ref, ffw ? 2 : 1) << s->name;
+      EXPECT_EQ(n.prev_dis, 0) << s->name;
+      EXPECT_TRUE(n.every_frame()) << s->name;
+      EXPECT_TRUE(n.reference_only()) << s->name;
+      EXPECT_FALSE(n.temporal) << s->name;
+    }
   EXPECT_EQ(motion_feature_spec().provided.size(), 4u);
   EXPECT_EQ(motion_v2_feature_spec().provided.size(), 3u);
 }

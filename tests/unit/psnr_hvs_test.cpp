@@ -323,8 +323,15 @@ TEST(PsnrHvs, SpecHasNoOptionsAndLibvmafNames) {
   EXPECT_EQ(spec.provided[1], "psnr_hvs_cb");
   EXPECT_EQ(spec.provided[2], "psnr_hvs_cr");
   EXPECT_EQ(spec.provided[3], "psnr_hvs");
-  EXPECT_EQ(spec.history, 0);
-  EXPECT_FALSE(spec.every_frame);
+  auto ex = spec.create(Options());
+  ASSERT_TRUE(ex.ok());
+  ASSERT_TRUE((*ex)->init({64, 48, PixFmt::k420, 8}).ok());
+  const FeatureNeeds n = (*ex)->needs();
+  EXPECT_EQ(n.ref, Planes::kAll);
+  EXPECT_EQ(n.dis, Planes::kAll);
+  EXPECT_EQ(n.prev_ref, 0);
+  EXPECT_EQ(n.prev_dis, 0);
+  EXPECT_FALSE(n.every_frame());
   EXPECT_EQ(find_feature("psnr_hvs"), &spec);
   EXPECT_EQ(find_feature_providing("psnr_hvs_cb"), &spec);
   // libvmaf's registry order: psnr, then psnr_hvs.

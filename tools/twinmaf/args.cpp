@@ -37,41 +37,6 @@ unsigned parse_positive(const std::string& flag, const std::string& text) {
   return v;
 }
 
-// --aom_ctc / --nflx_ctc presets (libvmaf tools/cli_parse.c): model texts and
-// feature texts; a feature replaces an earlier one of the same name.
-void apply_preset(const std::string& flag, const std::string& version, ScoreJob& job) {
-  std::vector<std::string> models, features;
-  if (flag == "--aom_ctc") {
-    const bool known = version == "v1.0" || version == "v2.0" || version == "v3.0" || version == "v4.0" ||
-                       version == "v5.0" || version == "v6.0" || version == "v7.0";
-    if (!known) fail("invalid argument '" + version + "' for --aom_ctc; should be v1.0 .. v7.0");
-    models = {"version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg"};
-    features = {"psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5", "ciede",
-                version == "v7.0" ? "float_ssim=scale=1:enable_db=true:clip_db=true"
-                                  : "float_ssim=enable_db=true:clip_db=true",
-                "float_ms_ssim=enable_db=true:clip_db=true", "psnr_hvs"};
-    if (version != "v1.0" && version != "v2.0") features.push_back("cambi");
-  } else {
-    if (version != "v1.0") fail("invalid argument '" + version + "' for --nflx_ctc; should be v1.0");
-    models = {"version=vmaf_4k_v0.6.1:name=vmaf", "version=vmaf_4k_v0.6.1neg:name=vmaf_neg"};
-    features = {"psnr=enable_chroma=true:enable_apsnr=true", "float_ssim=enable_db=true:clip_db=true",
-                "cambi"};
-  }
-  for (const std::string& f : features) {
-    auto req = parse_feature_request(f);
-    if (!find_feature(req->name))
-      fail(flag + " " + version + " needs feature '" + req->name + "', which twinmaf does not provide yet");
-    bool replaced = false;
-    for (auto& existing : job.features)
-      if (existing.name == req->name) {
-        existing = *req;
-        replaced = true;
-      }
-    if (!replaced) job.features.push_back(*req);
-  }
-  for (const std::string& m : models) job.models.push_back(m);
-}
-
 }  // namespace
 
 namespace twinmaf {
@@ -83,21 +48,24 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.set_help_flag("--help", "print this help");
     app.allow_windows_style_options(false);
 
-    ScoreJob& job = out.job;
+    ScorerConfig& cfg = out.config;
+    std::string ref_path;
+    std::vector<std::string> dis_paths;
+    bool no_prediction = false;
     std::string w, h, pix, bpc, threads, subsample, cpumask, gpumask, frame_cnt, skip_ref, skip_dis;
     std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers, dis_list;
     std::vector<std::string> features, models;
     bool xml = false, json = false, csv = false, sub = false, version = false;  // NOLINT: bound to flags
 
-    app.add_option("-r,--reference", job.ref_path, "reference video (.y4m, .yuv, or a container)");
-    app.add_option("-d,--distorted", job.dis_paths, "distorted video (repeat: several encodes of one reference)");
+    app.add_option("-r,--reference", ref_path, "reference video (.y4m, .yuv, or a container)");
+    app.add_option("-d,--distorted", dis_paths, "distorted video (repeat: several encodes of one reference)");
     app.add_option("-w,--width", w, "raw input width");
     app.add_option("-h,--height", h, "raw input height");
     app.add_option("-p,--pixel_format", pix, "raw input layout: 420, 422, 444 (or 400)");
     app.add_option("-b,--bitdepth", bpc, "raw input bit depth: 8..16");
     app.add_option("-m,--model", models, "model: version=...|path=...[:name=...:disable_clip:enable_transform:extractor.option=value]");
     app.add_option("--feature", features, "feature: name[=option=value:option=value...]");
-    app.add_option("-o,--output", job.output_paths, "result file (one per -d)");
+    app.add_option("-o,--output", out.outputs, "result file (one per -d)");
     app.add_option("--distorted_list", dis_list,
                    "file of distorted inputs, one per line: PATH [OUTPUT]; adds to -d/-o");
     app.add_flag("--xml", xml, "XML result file (default)");
@@ -113,13 +81,15 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_option("--frame_skip_dist", skip_dis, "skip the first N distorted frames");
     app.add_option("--aom_ctc", aom_ctc, "AOM CTC preset v1.0 .. v7.0");
     app.add_option("--nflx_ctc", nflx_ctc, "Netflix CTC preset v1.0");
-    app.add_flag("-n,--no_prediction", job.no_prediction, "features only, no model");
+    app.add_flag("-n,--no_prediction", no_prediction, "features only, no model");
     app.add_flag("-q,--quiet", out.quiet, "no progress or summary on the terminal");
     app.add_flag("-v,--version", version, "print the version and exit");
     app.add_option("--precision", precision, "number format: N decimals (0..17) or max (%.17g)");
-    app.add_option("--backend", backend, "cpu, cuda, or auto (default: each feature on its GPU twin if a GPU is present)");
+    app.add_option("--backend", backend,
+                   "cpu, cuda, or auto (default: each feature on its GPU twin if a GPU is present), then per "
+                   "feature: auto,psnr_hvs=cpu");
     app.add_option("--gpu", gpu, "CUDA device index (default 0)");
-    app.add_flag("--profile", job.session.profile, "print where GPU frame time goes");
+    app.add_flag("--profile", cfg.profile, "print where GPU frame time goes");
     app.add_option("--readers", readers, "reader threads for raw inputs on the GPU path (default: up to 12)");
     app.add_flag("--verbose", out.verbose, "print which backend computes each feature");
     for (const CliExtras::Option& o : extras.options) app.add_option(o.flag, *o.value, o.help);
@@ -139,7 +109,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       out.version = true;
       return out;
     }
-    if (job.ref_path.empty()) fail("the reference (-r/--reference) is required");
+    if (ref_path.empty()) fail("the reference (-r/--reference) is required");
     if (!dis_list.empty()) {
       std::ifstream in(dis_list);
       if (!in) fail("--distorted_list: cannot read " + dis_list);
@@ -154,15 +124,16 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
         if (n++ == 0) outputs = !output.empty();
         if (outputs != !output.empty())
           fail("--distorted_list " + dis_list + ": give an output on every line or on none");
-        job.dis_paths.push_back(path);
-        if (!output.empty()) job.output_paths.push_back(output);
+        dis_paths.push_back(path);
+        if (!output.empty()) out.outputs.push_back(output);
       }
     }
-    if (job.dis_paths.empty()) fail("the distorted video (-d/--distorted) is required");
-    if (!job.output_paths.empty() && job.output_paths.size() != job.dis_paths.size())
-      fail(std::to_string(job.dis_paths.size()) + " distorted inputs but " + std::to_string(job.output_paths.size()) +
+    if (dis_paths.empty()) fail("the distorted video (-d/--distorted) is required");
+    if (!out.outputs.empty() && out.outputs.size() != dis_paths.size())
+      fail(std::to_string(dis_paths.size()) + " distorted inputs but " + std::to_string(out.outputs.size()) +
            " outputs: give one -o per -d (or none)");
 
+    std::optional<RawParams> raw_params;
     const bool raw = !w.empty() || !h.empty() || !pix.empty() || !bpc.empty();
     if (raw) {
       if (w.empty() || h.empty() || pix.empty() || bpc.empty())
@@ -175,49 +146,66 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       p.fmt = *fmt;
       p.bpc = static_cast<int>(parse_unsigned("-b/--bitdepth", bpc));
       if (p.bpc < 8 || p.bpc > 16) fail("invalid argument '" + bpc + "' for -b/--bitdepth; should be 8..16");
-      job.raw = p;
+      raw_params = p;
     }
-    if (!threads.empty()) job.session.threads = parse_unsigned("--threads", threads);
-    if (!subsample.empty()) job.session.subsample = parse_unsigned("--subsample", subsample);
+    out.reference = InputFile{ref_path, raw_params};
+    for (const std::string& d : dis_paths) out.distorted.push_back(InputFile{d, raw_params});
+    cfg.distorted = static_cast<unsigned>(dis_paths.size());
+    if (!threads.empty()) cfg.threads = parse_unsigned("--threads", threads);
+    if (!subsample.empty()) cfg.subsample = parse_unsigned("--subsample", subsample);
     if (!cpumask.empty()) (void)parse_unsigned("--cpumask", cpumask);
     // libvmaf: a non-zero gpumask keeps features off the GPU.
-    if (!gpumask.empty() && parse_unsigned("--gpumask", gpumask) != 0) job.session.backend = Backend::kCpu;
+    if (!gpumask.empty() && parse_unsigned("--gpumask", gpumask) != 0) cfg.backend = Backend::kCpu;
     if (!backend.empty()) {
-      auto b = parse_backend(backend);
+      auto b = parse_backend_choice(backend);
       if (!b.ok()) fail(b.status().message());
-      job.session.backend = *b;
+      cfg.backend = b->backend;
+      cfg.feature_backends = b->per_feature;
     }
-    if (!gpu.empty()) job.session.gpu = static_cast<int>(parse_unsigned("--gpu", gpu));
-    if (!readers.empty()) job.session.readers = parse_unsigned("--readers", readers);
-    if (!frame_cnt.empty()) job.limits.frame_cnt = parse_unsigned("--frame_cnt", frame_cnt);
-    if (!skip_ref.empty()) job.limits.skip_ref = parse_unsigned("--frame_skip_ref", skip_ref);
-    if (!skip_dis.empty()) job.limits.skip_dis = parse_unsigned("--frame_skip_dist", skip_dis);
+    if (!gpu.empty()) cfg.gpu = static_cast<int>(parse_unsigned("--gpu", gpu));
+    if (!readers.empty()) cfg.readers = parse_unsigned("--readers", readers);
+    if (!frame_cnt.empty()) out.limits.frame_cnt = parse_unsigned("--frame_cnt", frame_cnt);
+    if (!skip_ref.empty()) out.limits.skip_ref = parse_unsigned("--frame_skip_ref", skip_ref);
+    if (!skip_dis.empty()) out.limits.skip_dis = parse_unsigned("--frame_skip_dist", skip_dis);
     if (!precision.empty()) {
       auto p = parse_precision(precision);
       if (!p.ok()) fail(p.status().message());
-      job.precision = *p;
+      out.precision = *p;
     }
     // libvmaf: the last of --xml/--json/--csv/--sub wins.
     for (const CLI::Option* o : app.parse_order()) {
-      if (o->check_lname("xml")) job.output_format = OutputFormat::kXml;
-      if (o->check_lname("json")) job.output_format = OutputFormat::kJson;
-      if (o->check_lname("csv")) job.output_format = OutputFormat::kCsv;
-      if (o->check_lname("sub")) job.output_format = OutputFormat::kSub;
+      if (o->check_lname("xml")) out.output_format = OutputFormat::kXml;
+      if (o->check_lname("json")) out.output_format = OutputFormat::kJson;
+      if (o->check_lname("csv")) out.output_format = OutputFormat::kCsv;
+      if (o->check_lname("sub")) out.output_format = OutputFormat::kSub;
     }
 
-    for (const std::string& m : models) job.models.push_back(m);
-    for (const std::string& f : features) {
-      auto req = parse_feature_request(f);
-      if (!req.ok()) fail(req.status().message());
-      job.features.push_back(std::move(*req));
+    if (!no_prediction) cfg.models = models;
+    cfg.features = features;
+    for (const auto& [preset, version] : {std::pair{"aom_ctc", &aom_ctc}, std::pair{"nflx_ctc", &nflx_ctc}}) {
+      if (version->empty()) continue;
+      const Status st = apply_preset(preset, *version, cfg);
+      if (!st.ok()) fail(st.message());
     }
-    if (!aom_ctc.empty()) apply_preset("--aom_ctc", aom_ctc, job);
-    if (!nflx_ctc.empty()) apply_preset("--nflx_ctc", nflx_ctc, job);
-    if (job.models.empty() && !job.no_prediction) job.models.push_back("version=vmaf_v0.6.1");
+    if (no_prediction) cfg.models.clear();
+    if (cfg.models.empty() && !no_prediction) cfg.models.push_back("version=vmaf_v0.6.1");
   } catch (const ArgError& e) {
     return Status(Code::kInvalidArgument, e.message);
   }
   return out;
+}
+
+Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
+  auto s = Scorer::create(req.config);
+  if (!s.ok()) return s.status();
+  *scorer = std::move(*s);
+  const Status st = (*scorer)->score(req.reference, req.distorted, req.limits);
+  if (!st.ok()) return st;
+  for (size_t k = 0; k < req.outputs.size(); ++k) {
+    const Status w = (*scorer)->write(req.outputs[k], req.output_format, static_cast<unsigned>(k), req.precision);
+    if (!w.ok()) return w;
+  }
+  return ok_status();
 }
 
 }  // namespace twinmaf

@@ -1,17 +1,23 @@
-// The twinmaf command line (libvmaf's `vmaf` flags plus --precision), parsed
-// into a ScoreJob. Shared by the CLI and the end-to-end benchmark.
+// The twinmaf command line (libvmaf's `vmaf` flags plus twinmaf's own),
+// parsed into a scoring job of the public API (twinmaf/twinmaf.h). Shared by
+// the CLI and the end-to-end benchmark.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "base/status.h"
-#include "engine/job.h"
+#include "twinmaf/twinmaf.h"
 
 namespace twinmaf {
 
 struct CliRequest {
-  ScoreJob job;
+  ScorerConfig config;
+  InputFile reference;
+  std::vector<InputFile> distorted;
+  RunLimits limits;
+  std::vector<std::string> outputs;  // none, or one per distorted input
+  OutputFormat output_format = OutputFormat::kXml;
+  Precision precision;
   bool quiet = false;
   bool version = false;
   bool verbose = false;
@@ -31,5 +37,9 @@ struct CliExtras {
 
 // Errors are one line naming the flag or value at fault.
 Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras = {});
+
+// Runs a parsed request: scores, writes the result files. The scorer is kept
+// in `scorer` (for the summary) even when the run fails.
+Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer);
 
 }  // namespace twinmaf

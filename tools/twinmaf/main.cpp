@@ -1,5 +1,6 @@
-// twinmaf: libvmaf's `vmaf` command line, drop-in, plus --precision.
-// Argument parsing only; everything else is the library's (engine/job.h).
+// twinmaf: libvmaf's `vmaf` command line, drop-in, plus twinmaf's flags.
+// Argument parsing and printing only; everything else is the library's
+// public API (twinmaf/twinmaf.h).
 #include <cstdio>
 
 #include "tools/twinmaf/args.h"
@@ -15,30 +16,32 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (req->version) {
-    std::fprintf(stderr, "twinmaf %s\n", TWINMAF_VERSION);
+    std::fprintf(stderr, "twinmaf %s\n", twinmaf::version());
     return 0;
   }
-  twinmaf::JobResult result;
-  const twinmaf::Status st = twinmaf::execute(req->job, &result);
-  for (const std::string& w : result.report.warnings) std::fprintf(stderr, "twinmaf: warning: %s\n", w.c_str());
-  if (req->verbose) {
-    for (const auto& [feature, backend] : result.backends)
-      std::fprintf(stderr, "twinmaf: %s: %s%s\n", feature.c_str(), backend.c_str(),
-                   backend == "cuda" ? (" (" + result.report.device + ")").c_str() : "");
+  std::unique_ptr<twinmaf::Scorer> scorer;
+  const twinmaf::Status st = twinmaf::run_cli(*req, &scorer);
+  if (scorer) {
+    const twinmaf::RunInfo& info = scorer->info();
+    for (const std::string& w : info.warnings) std::fprintf(stderr, "twinmaf: warning: %s\n", w.c_str());
+    if (req->verbose)
+      for (const auto& [feature, backend] : info.backends)
+        std::fprintf(stderr, "twinmaf: %s: %s%s\n", feature.c_str(), backend.c_str(),
+                     backend == "cuda" ? (" (" + info.device + ")").c_str() : "");
+    for (const std::string& line : info.profile) std::fprintf(stderr, "%s\n", line.c_str());
   }
-  for (const std::string& line : result.report.profile) std::fprintf(stderr, "%s\n", line.c_str());
   if (!st.ok()) {
     std::fprintf(stderr, "twinmaf: error: %s\n", st.message().c_str());
     return st.exit_code();
   }
   if (!req->quiet) {
-    for (const auto& lane : result.lanes) {
-      const bool several = result.lanes.size() > 1;
-      if (several) std::printf("%s\n", lane.dis_path.c_str());
-      for (const auto& s : lane.scores) std::printf("%s%s\n", several ? "  " : "", s.text.c_str());
+    const unsigned lanes = static_cast<unsigned>(req->distorted.size());
+    for (unsigned l = 0; l < lanes; ++l) {
+      if (lanes > 1) std::printf("%s\n", req->distorted[l].path.c_str());
+      for (const twinmaf::ModelSummary& s : scorer->summary(l)) std::printf("%s%s\n", lanes > 1 ? "  " : "", s.text.c_str());
     }
-    std::fprintf(stderr, "%u frames, %.2f fps\n", result.report.frames,
-                 result.seconds > 0 ? result.report.frames / result.seconds : 0.0);
+    const twinmaf::RunInfo& info = scorer->info();
+    std::fprintf(stderr, "%u frames, %.2f fps\n", info.frames, info.seconds > 0 ? info.frames / info.seconds : 0.0);
   }
   return 0;
 }

@@ -175,11 +175,12 @@ class Adm final : public Extractor {
     return ok_status();
   }
 
-  bool reads_chroma() const override { return false; }
+  FeatureNeeds needs() const override { return {}; }  // luma of ref and dis
+  const AdmKernelParams& kernel_params() const { return kp_; }
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<AdmTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    adm_terms_ref(in.ref->plane(0), in.dis->plane(0), kp_, static_cast<AdmTerms&>(terms));
+    adm_terms_ref(in.ref->plane(0), in.dis->plane(0), kp_, down_cast<AdmTerms&>(terms));
     return ok_status();
   }
 
@@ -194,7 +195,7 @@ class Adm final : public Extractor {
 };
 
 Status Adm::finish(unsigned index, const FrameTerms& terms, Collector& out) {
-  const auto& t = static_cast<const AdmTerms&>(terms);
+  const auto& t = down_cast<const AdmTerms&>(terms);
   const float third = 1.0f / 3.0f;
   double num = 0;
   double den = 0;
@@ -313,11 +314,8 @@ Result<std::unique_ptr<Extractor>> create_adm(const Options& o) {
 
 }  // namespace
 
-AdmKernelParams adm_kernel_params(const Options& o, const VideoFormat& fmt) {
-  AdmKernelParams kp;
-  AdmFinishConsts fc;
-  make_setup(parse_options(o), fmt, kp, fc);
-  return kp;
+const AdmKernelParams& adm_kernel_params(const Extractor& configured) {
+  return down_cast<const Adm&>(configured).kernel_params();
 }
 
 const FeatureSpec& adm_feature_spec() {
@@ -363,8 +361,6 @@ const FeatureSpec& adm_feature_spec() {
                .help = "minimum value allowed; lower values will be clipped to this value"},
           },
       .provided = {std::begin(kProvided), std::end(kProvided)},
-      .history = 0,
-      .every_frame = false,
       .create = create_adm,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_adm_twin,

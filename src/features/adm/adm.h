@@ -69,7 +69,7 @@
 #include <cstdint>
 
 #include "core/picture.h"
-#include "engine/extractor.h"
+#include "features/feature.h"
 #include "features/adm/adm_csf.h"
 #include "features/adm/adm_math.h"
 
@@ -80,10 +80,12 @@ struct AdmScaleTerms {
   uint64_t den[3] = {};
   int64_t num[3] = {};
   int64_t aim[3] = {};
+  bool operator==(const AdmScaleTerms&) const = default;
 };
 
-struct AdmTerms final : FrameTerms {
+struct AdmTerms final : FrameTermsOf<AdmTerms> {
   AdmScaleTerms scale[4];
+  bool operator==(const AdmTerms&) const = default;
 };
 
 // Smallest luma size every scale handles without reading outside its data:
@@ -97,14 +99,13 @@ inline constexpr int kAdmMinSize = 33;
 void adm_terms_ref(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p,
                    AdmTerms& out);
 
-// The kernel parameters of a session (options already validated by the
-// feature's create, format by its init): the CPU extractor and the CUDA twin
-// use the same ones.
-AdmKernelParams adm_kernel_params(const Options& o, const VideoFormat& fmt);
+// The kernel parameters of a configured adm (options validated by create,
+// format by init): the CPU extractor and the CUDA twin use the same ones.
+const AdmKernelParams& adm_kernel_params(const Extractor& configured);
 
 // CUDA twin (adm_cuda.cpp, adm.cu; defined only in CUDA builds): fills the
 // same AdmTerms on the device; every option and format the CPU accepts.
-Result<std::unique_ptr<Twin>> make_adm_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
+Result<std::unique_ptr<Twin>> make_adm_twin(const Extractor& configured, const VideoFormat& fmt, gpu::Context& ctx);
 
 const FeatureSpec& adm_feature_spec();
 

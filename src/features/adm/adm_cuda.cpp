@@ -24,7 +24,6 @@ class AdmTwin final : public Twin {
   AdmTwin(const VideoFormat& fmt, const AdmKernelParams& kp, gpu::DeviceBuffer buf, const cuda::AdmScratch& scratch)
       : fmt_(fmt), kp_(kp), buf_(std::move(buf)), scratch_(scratch) {}
   std::size_t terms_bytes() const override { return sizeof(DeviceTerms); }
-  bool reads_chroma() const override { return false; }
   std::string name() const override { return fmt_.bpc > 8 ? "adm_16bpc_cuda" : "adm_8bpc_cuda"; }
 
   Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
@@ -36,7 +35,7 @@ class AdmTwin final : public Twin {
 
   void unpack(const void* host_terms, FrameTerms& out) const override {
     const auto* t = static_cast<const DeviceTerms*>(host_terms);
-    auto& o = static_cast<AdmTerms&>(out);
+    auto& o = down_cast<AdmTerms&>(out);
     for (int s = 0; s < 4; ++s)
       for (int b = 0; b < 3; ++b) {
         o.scale[s].den[b] = t->v[s][b];
@@ -56,12 +55,8 @@ constexpr std::size_t kAlign = 256;
 
 }  // namespace
 
-Result<std::unique_ptr<Twin>> make_adm_twin(const Options& o, const VideoFormat& fmt, gpu::Context&) {
-  if (fmt.bpc < 8 || fmt.bpc > 16) TWINMAF_FAIL(kUnsupported, "adm twin: bit depth {} is outside 8..16", fmt.bpc);
-  if (fmt.w < kAdmMinSize || fmt.h < kAdmMinSize)
-    TWINMAF_FAIL(kUnsupported, "adm twin: {}x{} is below the minimum size {}x{}", fmt.w, fmt.h, kAdmMinSize,
-                 kAdmMinSize);
-  const AdmKernelParams kp = adm_kernel_params(o, fmt);
+Result<std::unique_ptr<Twin>> make_adm_twin(const Extractor& configured, const VideoFormat& fmt, gpu::Context&) {
+  const AdmKernelParams& kp = adm_kernel_params(configured);
   // Layout: band a [scale 0-2][ref, dis], then the row sums of scales 0-3.
   std::size_t band_off[3][2], rows_off[4], bytes = 0;
   for (int s = 0; s < 3; ++s)

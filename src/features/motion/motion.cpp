@@ -66,16 +66,23 @@ class Motion final : public Extractor {
     return ok_status();
   }
 
-  bool reads_chroma() const override { return false; }
+  // libvmaf's PREV_REF: the reference of frame index-1 (index-2 with the
+  // five-frame window), every frame; reference-only. force_zero keeps the
+  // declaration: its frames are still every frame, in the same series.
+  FeatureNeeds needs() const override {
+    return {.ref = Planes::kLuma, .dis = Planes::kNone, .prev_ref = static_cast<int>(p_.min_index())};
+  }
+
+  const MotionParams& params() const { return p_; }
   std::unique_ptr<FrameTerms> make_terms() const override {
     return std::make_unique<MotionTerms>();
   }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    auto& t = static_cast<MotionTerms&>(terms);
+    auto& t = down_cast<MotionTerms&>(terms);
     t.sad = 0;
     if (p_.force_zero || in.index < p_.min_index()) return ok_status();
-    const Picture* prev = p_.five_frame_window ? in.prev_prev_ref : in.prev_ref;
+    const Picture* prev = in.prev_ref[p_.min_index() - 1];
     if (!prev)
       TWINMAF_FAIL(kInternal, "{}: frame {} arrived without the reference of frame {}", feature_,
                    in.index, in.index - p_.min_index());
@@ -84,7 +91,7 @@ class Motion final : public Extractor {
   }
 
   Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
-    const auto& t = static_cast<const MotionTerms&>(terms);
+    const auto& t = down_cast<const MotionTerms&>(terms);
     const double score = motion_sad_score(index, t.sad, fmt_.w, fmt_.h, p_);
     if (index >= sad_.size()) {
       sad_.resize(index + 1, 0.0);
@@ -157,6 +164,10 @@ std::vector<OptionSpec> motion_options(bool with_debug) {
 
 }  // namespace
 
+const MotionParams& motion_params(const Extractor& configured) {
+  return down_cast<const Motion&>(configured).params();
+}
+
 double motion_blend(double m, double factor, double offset) {
   return m * factor + (1 - factor) * c_min(offset, m);
 }
@@ -209,10 +220,6 @@ const FeatureSpec& motion_feature_spec() {
       .options = motion_options(true),
       .provided = {kMotionNames.sad, kMotionNames.debug, kMotionNames.motion2,
                    kMotionNames.motion3},
-      // Static: frame i-2 is read only with motion_five_frame_window.
-      .history = 2,
-      .every_frame = true,
-      .reference_only = true,
       .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(std::make_unique<Motion>("motion", kMotionNames, o));
       },
@@ -228,9 +235,6 @@ const FeatureSpec& motion_v2_feature_spec() {
       .name = "motion_v2",
       .options = motion_options(false),
       .provided = {kMotionV2Names.sad, kMotionV2Names.motion2, kMotionV2Names.motion3},
-      .history = 2,
-      .every_frame = true,
-      .reference_only = true,
       .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(
             std::make_unique<Motion>("motion_v2", kMotionV2Names, o));

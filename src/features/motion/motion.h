@@ -53,7 +53,7 @@
 #include <vector>
 
 #include "core/picture.h"
-#include "engine/extractor.h"
+#include "features/feature.h"
 #include "features/motion/motion_math.h"
 
 namespace twinmaf {
@@ -77,8 +77,9 @@ struct MotionParams {
 
 // Per-frame terms: the integer SAD of the blurred difference (0 for frames
 // below min_index() and with force_zero).
-struct MotionTerms final : FrameTerms {
+struct MotionTerms final : FrameTermsOf<MotionTerms> {
   uint64_t sad = 0;
+  bool operator==(const MotionTerms&) const = default;
 };
 
 // CPU reference: SAD of blur(prev - cur) over two luma planes of equal size
@@ -107,8 +108,12 @@ struct MotionWindow {
 // An empty series gives empty vectors (libvmaf writes nothing).
 MotionWindow motion_window_scores(std::span<const double> sad, const MotionParams& p);
 
+// The parameters of a configured motion / motion_v2.
+const MotionParams& motion_params(const Extractor& configured);
+
 // CUDA twin of both (motion.cu; defined only in CUDA builds).
-Result<std::unique_ptr<Twin>> make_motion_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
+Result<std::unique_ptr<Twin>> make_motion_twin(const Extractor& configured, const VideoFormat& fmt,
+                                               gpu::Context& ctx);
 
 // HEAD "motion" and the e4b93c6e "motion_v2" (same numbers, other names).
 const FeatureSpec& motion_feature_spec();

@@ -12,16 +12,14 @@ namespace {
 
 class MotionTwin final : public Twin {
  public:
-  MotionTwin(const VideoFormat& fmt, bool force_zero, bool five_frame)
-      : fmt_(fmt), force_zero_(force_zero), five_frame_(five_frame) {}
+  MotionTwin(const VideoFormat& fmt, const MotionParams& p) : fmt_(fmt), p_(p) {}
   std::size_t terms_bytes() const override { return sizeof(unsigned long long); }
-  bool reads_chroma() const override { return false; }
   std::string name() const override { return fmt_.bpc > 8 ? "motion_sad_16bpc_cuda" : "motion_sad_8bpc_cuda"; }
 
   Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
-    const unsigned min_index = five_frame_ ? 2u : 1u;
-    if (force_zero_ || f.index < min_index) return ok_status();
-    const DevicePicture& prev = five_frame_ ? f.prev_prev_ref : f.prev_ref;
+    const unsigned min_index = p_.min_index();
+    if (p_.force_zero || f.index < min_index) return ok_status();
+    const DevicePicture& prev = f.prev_ref[min_index - 1];
     if (!prev.planes[0])
       TWINMAF_FAIL(kInternal, "motion twin: frame {} has no resident reference of frame {}", f.index,
                    f.index - min_index);
@@ -32,20 +30,19 @@ class MotionTwin final : public Twin {
   }
 
   void unpack(const void* host_terms, FrameTerms& out) const override {
-    static_cast<MotionTerms&>(out).sad = *static_cast<const unsigned long long*>(host_terms);
+    down_cast<MotionTerms&>(out).sad = *static_cast<const unsigned long long*>(host_terms);
   }
 
  private:
   VideoFormat fmt_;
-  bool force_zero_;
-  bool five_frame_;
+  MotionParams p_;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Twin>> make_motion_twin(const Options& o, const VideoFormat& fmt, gpu::Context&) {
-  return std::unique_ptr<Twin>(std::make_unique<MotionTwin>(fmt, o.get_bool("motion_force_zero"),
-                                                             o.get_bool("motion_five_frame_window")));
+Result<std::unique_ptr<Twin>> make_motion_twin(const Extractor& configured, const VideoFormat& fmt,
+                                               gpu::Context&) {
+  return std::unique_ptr<Twin>(std::make_unique<MotionTwin>(fmt, motion_params(configured)));
 }
 
 }  // namespace twinmaf

@@ -25,6 +25,8 @@ class Psnr final : public Extractor {
         reduced_hbd_peak_(o.get_bool("reduced_hbd_peak")),
         min_sse_(o.get_double("min_sse")) {}
 
+  int planes() const { return enable_chroma_ ? 3 : 1; }
+
   Status init(const VideoFormat& fmt) override {
     fmt_ = fmt;
     const unsigned bpc = static_cast<unsigned>(fmt.bpc);
@@ -46,16 +48,20 @@ class Psnr final : public Extractor {
     return ok_status();
   }
 
-  bool reads_chroma() const override { return enable_chroma_; }
+  // libvmaf's psnr is TEMPORAL (for its APSNR sums): every frame, in order.
+  FeatureNeeds needs() const override {
+    const Planes planes = enable_chroma_ ? Planes::kAll : Planes::kLuma;
+    return {.ref = planes, .dis = planes, .temporal = true};
+  }
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<PsnrTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    psnr_sse_ref(*in.ref, *in.dis, planes(), static_cast<PsnrTerms&>(terms));
+    psnr_sse_ref(*in.ref, *in.dis, planes(), down_cast<PsnrTerms&>(terms));
     return ok_status();
   }
 
   Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
-    const auto& t = static_cast<const PsnrTerms&>(terms);
+    const auto& t = down_cast<const PsnrTerms&>(terms);
     // libvmaf's 8-bit path hard-codes peak 255 whatever the options say.
     const uint32_t peak = fmt_.bpc == 8 ? 255u : peak_;
     const double peak_sq = static_cast<double>(peak * peak);
@@ -89,7 +95,6 @@ class Psnr final : public Extractor {
   }
 
  private:
-  int planes() const { return enable_chroma_ ? 3 : 1; }
 
   bool enable_chroma_;
   bool enable_mse_;
@@ -104,6 +109,8 @@ class Psnr final : public Extractor {
 };
 
 }  // namespace
+
+int psnr_planes(const Extractor& configured) { return down_cast<const Psnr&>(configured).planes(); }
 
 const FeatureSpec& psnr_feature_spec() {
   static const FeatureSpec spec{
@@ -122,8 +129,6 @@ const FeatureSpec& psnr_feature_spec() {
                .max = DBL_MAX, .help = "constrain the minimum possible sse"},
           },
       .provided = {"psnr_y", "psnr_cb", "psnr_cr"},
-      .history = 0,
-      .every_frame = true,
       .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(std::make_unique<Psnr>(o));
       },

@@ -20,12 +20,13 @@
 #include <cstdint>
 
 #include "core/picture.h"
-#include "engine/extractor.h"
+#include "features/feature.h"
 
 namespace twinmaf {
 
-struct PsnrTerms final : FrameTerms {
+struct PsnrTerms final : FrameTermsOf<PsnrTerms> {
   uint64_t sse[3] = {};
+  bool operator==(const PsnrTerms&) const = default;
 };
 
 // CPU reference: SSE of the first `planes` planes.
@@ -33,7 +34,11 @@ void psnr_sse_ref(const Picture& ref, const Picture& dis, int planes, PsnrTerms&
 
 const FeatureSpec& psnr_feature_spec();
 
+// Planes a configured psnr scores (1, or 3 with enable_chroma on a format
+// with chroma).
+int psnr_planes(const Extractor& configured);
+
 // CUDA twin (psnr.cu; defined only in CUDA builds).
-Result<std::unique_ptr<Twin>> make_psnr_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
+Result<std::unique_ptr<Twin>> make_psnr_twin(const Extractor& configured, const VideoFormat& fmt, gpu::Context& ctx);
 
 }  // namespace twinmaf

@@ -17,7 +17,6 @@ class PsnrTwin final : public Twin {
  public:
   PsnrTwin(const VideoFormat& fmt, int planes, int blocks) : fmt_(fmt), planes_(planes), blocks_(blocks) {}
   std::size_t terms_bytes() const override { return sizeof(DeviceTerms); }
-  bool reads_chroma() const override { return planes_ > 1; }
   std::string name() const override { return fmt_.bpc > 8 ? "psnr_sse_16bpc_cuda" : "psnr_sse_8bpc_cuda"; }
 
   Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
@@ -33,7 +32,7 @@ class PsnrTwin final : public Twin {
 
   void unpack(const void* host_terms, FrameTerms& out) const override {
     const auto* t = static_cast<const DeviceTerms*>(host_terms);
-    auto& o = static_cast<PsnrTerms&>(out);
+    auto& o = down_cast<PsnrTerms&>(out);
     for (int p = 0; p < 3; ++p) o.sse[p] = t->sse[p];
   }
 
@@ -45,11 +44,11 @@ class PsnrTwin final : public Twin {
 
 }  // namespace
 
-Result<std::unique_ptr<Twin>> make_psnr_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx) {
+Result<std::unique_ptr<Twin>> make_psnr_twin(const Extractor& configured, const VideoFormat& fmt,
+                                             gpu::Context& ctx) {
   int sms = 0;
   TWINMAF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device()));
-  const int planes = o.get_bool("enable_chroma") && fmt.fmt != PixFmt::k400 ? 3 : 1;
-  return std::unique_ptr<Twin>(std::make_unique<PsnrTwin>(fmt, planes, sms * 8));
+  return std::unique_ptr<Twin>(std::make_unique<PsnrTwin>(fmt, psnr_planes(configured), sms * 8));
 }
 
 }  // namespace twinmaf

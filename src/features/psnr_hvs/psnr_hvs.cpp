@@ -108,18 +108,18 @@ class PsnrHvs final : public Extractor {
     return ok_status();
   }
 
-  bool reads_chroma() const override { return true; }
+  FeatureNeeds needs() const override { return {.ref = Planes::kAll, .dis = Planes::kAll}; }
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<PsnrHvsTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    auto& t = static_cast<PsnrHvsTerms&>(terms);
+    auto& t = down_cast<PsnrHvsTerms&>(terms);
     for (int p = 0; p < 3; ++p)
       psnr_hvs_plane_terms_ref(in.ref->plane(p), in.dis->plane(p), bpc_, p, t.plane[p]);
     return ok_status();
   }
 
   Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
-    const PsnrHvsScores s = psnr_hvs_scores(static_cast<const PsnrHvsTerms&>(terms), bpc_);
+    const PsnrHvsScores s = psnr_hvs_scores(down_cast<const PsnrHvsTerms&>(terms), bpc_);
     for (int i = 0; i < 4; ++i) TWINMAF_RETURN_IF_ERROR(out.append(kNames[i], index, s.value[i]));
     return ok_status();
   }
@@ -201,6 +201,14 @@ float psnr_hvs_ordered_sum(std::span<const float> terms) {
   return r;
 }
 
+bool PsnrHvsTerms::operator==(const PsnrHvsTerms& o) const {
+  for (int p = 0; p < 3; ++p)
+    if (plane[p].blocks != o.plane[p].blocks ||
+        float_bits(psnr_hvs_ordered_sum(plane[p].terms)) != float_bits(psnr_hvs_ordered_sum(o.plane[p].terms)))
+      return false;
+  return true;
+}
+
 PsnrHvsScores psnr_hvs_scores(const PsnrHvsTerms& terms, int bpc) {
   PsnrHvsScores s{};
   double linear[3];
@@ -227,8 +235,6 @@ const FeatureSpec& psnr_hvs_feature_spec() {
       .name = "psnr_hvs",
       .options = {},
       .provided = {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"},
-      .history = 0,
-      .every_frame = false,
       .create = [](const Options&) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(std::make_unique<PsnrHvs>());
       },

@@ -97,7 +97,7 @@
 #include <vector>
 
 #include "core/picture.h"
-#include "engine/extractor.h"
+#include "features/feature.h"
 #include "features/psnr_hvs/psnr_hvs_math.h"
 
 namespace twinmaf {
@@ -115,8 +115,12 @@ struct PsnrHvsPlaneTerms {
   std::vector<float> terms;   // libvmaf's addends in order; +0 ones may be left out
 };
 
-struct PsnrHvsTerms final : FrameTerms {
+// Equality is equality of what finish() reads: per plane the block count and
+// the bits of the ordered sum of the terms. The CPU keeps the nonzero terms,
+// the twin the single term ret; both sum to the same ret exactly when equal.
+struct PsnrHvsTerms final : FrameTermsOf<PsnrHvsTerms> {
   PsnrHvsPlaneTerms plane[3];
+  bool operator==(const PsnrHvsTerms& o) const;
 };
 
 // CPU reference, one block (the specification of the kernel side): ref/dis
@@ -159,6 +163,7 @@ float psnr_hvs_tree_sum(std::span<const float> terms);
 const FeatureSpec& psnr_hvs_feature_spec();
 
 // CUDA twin (psnr_hvs.cu, psnr_hvs_cuda.cpp; defined only in CUDA builds).
-Result<std::unique_ptr<Twin>> make_psnr_hvs_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
+Result<std::unique_ptr<Twin>> make_psnr_hvs_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                 gpu::Context& ctx);
 
 }  // namespace twinmaf

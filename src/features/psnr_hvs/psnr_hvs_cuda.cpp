@@ -30,7 +30,6 @@ class PsnrHvsTwin final : public Twin {
     launch_.steps = reinterpret_cast<PsnrHvsSteps*>(steps_.get());
   }
   std::size_t terms_bytes() const override { return sizeof(DeviceTerms); }
-  bool reads_chroma() const override { return true; }
   std::string name() const override { return fmt_.bpc > 8 ? "psnr_hvs_16bpc_cuda" : "psnr_hvs_8bpc_cuda"; }
 
   Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
@@ -50,7 +49,7 @@ class PsnrHvsTwin final : public Twin {
 
   void unpack(const void* host_terms, FrameTerms& out) const override {
     const auto* t = static_cast<const DeviceTerms*>(host_terms);
-    auto& o = static_cast<PsnrHvsTerms&>(out);
+    auto& o = down_cast<PsnrHvsTerms&>(out);
     for (int p = 0; p < 3; ++p) {
       const cuda::PsnrHvsPlaneGeometry& g = launch_.plane[p];
       o.plane[p].blocks = g.nbx * g.nby;
@@ -67,11 +66,8 @@ class PsnrHvsTwin final : public Twin {
 
 }  // namespace
 
-Result<std::unique_ptr<Twin>> make_psnr_hvs_twin(const Options&, const VideoFormat& fmt, gpu::Context&) {
-  // The CPU extractor's limits (init gives the errors); the twin covers all
-  // the CPU accepts.
-  if (fmt.bpc > 12) TWINMAF_FAIL(kUnsupported, "psnr_hvs twin: bit depth {} is not supported (at most 12)", fmt.bpc);
-  if (fmt.fmt == PixFmt::k400) TWINMAF_FAIL(kUnsupported, "psnr_hvs twin: pixel format 400 is not supported");
+// Every format the CPU extractor's init accepts (it has no options).
+Result<std::unique_ptr<Twin>> make_psnr_hvs_twin(const Extractor&, const VideoFormat& fmt, gpu::Context&) {
   const PsnrHvsTables& tab = psnr_hvs_tables();
   TWINMAF_CUDA_TRY(cuda::psnr_hvs_set_tables(tab.csf, tab.mask));
 

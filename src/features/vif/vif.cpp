@@ -59,17 +59,18 @@ class Vif final : public Extractor {
     return ok_status();
   }
 
-  bool reads_chroma() const override { return false; }
+  FeatureNeeds needs() const override { return {}; }  // luma of ref and dis
+  const VifParams& params() const { return params_; }
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<VifTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
     vif_terms_ref(in.ref->plane(0), in.dis->plane(0), bpc_, params_,
-                  static_cast<VifTerms&>(terms));
+                  down_cast<VifTerms&>(terms));
     return ok_status();
   }
 
   Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
-    const auto& t = static_cast<const VifTerms&>(terms);
+    const auto& t = down_cast<const VifTerms&>(terms);
     VifNumDen nd[kVifScales];
     for (int s = 0; s < kVifScales; ++s) nd[s] = vif_num_den(t.scale[s]);
     const bool skip = params_.skip_scale0;
@@ -115,6 +116,8 @@ class Vif final : public Extractor {
 
 }  // namespace
 
+const VifParams& vif_params(const Extractor& configured) { return down_cast<const Vif&>(configured).params(); }
+
 const FeatureSpec& vif_feature_spec() {
   static const FeatureSpec spec{
       .name = "vif",
@@ -131,8 +134,6 @@ const FeatureSpec& vif_feature_spec() {
                .help = "when set, skip scale 0 calculations"},
           },
       .provided = std::vector<std::string_view>(std::begin(kProvided), std::end(kProvided)),
-      .history = 0,
-      .every_frame = false,
       .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
         return std::unique_ptr<Extractor>(std::make_unique<Vif>(o));
       },

@@ -73,14 +73,15 @@
 #include <memory>
 
 #include "core/picture.h"
-#include "engine/extractor.h"
+#include "features/feature.h"
 #include "features/vif/vif_math.h"
 
 namespace twinmaf {
 
 // Per-frame terms: the four scales' sums (scale 0 stays zero when skipped).
-struct VifTerms final : FrameTerms {
+struct VifTerms final : FrameTermsOf<VifTerms> {
   VifScaleSums scale[kVifScales];
+  bool operator==(const VifTerms&) const = default;
 };
 
 struct VifParams {
@@ -106,9 +107,12 @@ struct VifNumDen {
 };
 VifNumDen vif_num_den(const VifScaleSums& s);
 
+// The kernel parameters of a configured vif.
+const VifParams& vif_params(const Extractor& configured);
+
 // CUDA twin (vif_cuda.cpp, vif.cu; defined only in CUDA builds): fills the
 // same VifTerms on the device, for every option and format the CPU accepts.
-Result<std::unique_ptr<Twin>> make_vif_twin(const Options& o, const VideoFormat& fmt, gpu::Context& ctx);
+Result<std::unique_ptr<Twin>> make_vif_twin(const Extractor& configured, const VideoFormat& fmt, gpu::Context& ctx);
 
 const FeatureSpec& vif_feature_spec();
 

@@ -28,7 +28,6 @@ class VifTwin final : public Twin {
   VifTwin(const VideoFormat& fmt, gpu::DeviceBuffer buf, const cuda::VifFrameArgs& base)
       : fmt_(fmt), buf_(std::move(buf)), base_(base) {}
   std::size_t terms_bytes() const override { return sizeof(DeviceTerms); }
-  bool reads_chroma() const override { return false; }
   std::string name() const override { return fmt_.bpc > 8 ? "vif_scale_16bpc_cuda" : "vif_scale_8bpc_cuda"; }
 
   Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
@@ -45,7 +44,7 @@ class VifTwin final : public Twin {
 
   void unpack(const void* host_terms, FrameTerms& out) const override {
     const auto* t = static_cast<const DeviceTerms*>(host_terms);
-    auto& o = static_cast<VifTerms&>(out);
+    auto& o = down_cast<VifTerms&>(out);
     for (int s = 0; s < kVifScales; ++s) {
       // int64 sums accumulated as two's complement uint64.
       o.scale[s].num_log = static_cast<int64_t>(t->sums[s][0]);
@@ -63,18 +62,14 @@ class VifTwin final : public Twin {
 
 }  // namespace
 
-Result<std::unique_ptr<Twin>> make_vif_twin(const Options& o, const VideoFormat& fmt, gpu::Context&) {
-  // The CPU extractor's init limits (its init refuses the same formats).
-  if (fmt.bpc < 8 || fmt.bpc > 16) TWINMAF_FAIL(kUnsupported, "vif twin: bit depth {} is outside 8..16", fmt.bpc);
-  if (fmt.w < kVifMinSize || fmt.h < kVifMinSize)
-    TWINMAF_FAIL(kUnsupported, "vif twin: needs a luma plane of at least {}x{} (got {}x{})", kVifMinSize, kVifMinSize,
-                 fmt.w, fmt.h);
+Result<std::unique_ptr<Twin>> make_vif_twin(const Extractor& configured, const VideoFormat& fmt, gpu::Context&) {
+  const VifParams& p = vif_params(configured);
   cuda::VifFrameArgs base;
   base.w = fmt.w;
   base.h = fmt.h;
   base.bpc = fmt.bpc;
-  base.skip_scale0 = o.get_bool("vif_skip_scale0");
-  base.egl = o.get_double("vif_enhn_gain_limit");
+  base.skip_scale0 = p.skip_scale0;
+  base.egl = p.enhn_gain_limit;
 
   // Layout: the table, then per scale 1..3 the ref and dis images (rows of a
   // 64-byte multiple, so the kernels' word loads stay aligned).

@@ -1,17 +1,16 @@
-#include "engine/range_check.h"
+#include "gpu/range_check.h"
 
-#include "engine/range_check_kernels.h"
 #include "gpu/cuda_check.h"
+#include "gpu/range_check_kernels.h"
 
-namespace twinmaf {
+namespace twinmaf::gpu {
 
 namespace {
 
-class RangeCheckTwin final : public Twin {
+class RangeCheck final : public DeviceStage {
  public:
-  RangeCheckTwin(const VideoFormat& fmt, int planes, bool with_ref) : fmt_(fmt), planes_(planes), with_ref_(with_ref) {}
+  RangeCheck(const VideoFormat& fmt, int planes, bool with_ref) : fmt_(fmt), planes_(planes), with_ref_(with_ref) {}
   std::size_t terms_bytes() const override { return sizeof(uint32_t); }
-  bool reads_chroma() const override { return planes_ > 1; }
   std::string name() const override { return "range_or_16bpc_cuda"; }
 
   Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
@@ -31,11 +30,6 @@ class RangeCheckTwin final : public Twin {
     return ok_status();
   }
 
-  void unpack(const void* host_terms, FrameTerms& out) const override {
-    const uint32_t v = *static_cast<const uint32_t*>(host_terms);
-    static_cast<RangeTerms&>(out).or_all = (v | (v >> 16)) & 0xffffu;
-  }
-
  private:
   VideoFormat fmt_;
   int planes_;
@@ -44,8 +38,14 @@ class RangeCheckTwin final : public Twin {
 
 }  // namespace
 
-std::unique_ptr<Twin> make_range_check_twin(const VideoFormat& fmt, int planes, bool with_ref) {
-  return std::make_unique<RangeCheckTwin>(fmt, planes, with_ref);
+std::unique_ptr<DeviceStage> make_range_check(const VideoFormat& fmt, int planes, bool with_ref) {
+  return std::make_unique<RangeCheck>(fmt, planes, with_ref);
 }
 
-}  // namespace twinmaf
+uint32_t range_check_or(const void* host_terms) {
+  // Two samples per word: fold the halves.
+  const uint32_t v = *static_cast<const uint32_t*>(host_terms);
+  return (v | (v >> 16)) & 0xffffu;
+}
+
+}  // namespace twinmaf::gpu

@@ -1,6 +1,6 @@
 // The device range check: OR of uint16 samples, 8 per 16-byte load where the
 // row allows it. Integer OR is exact in any order.
-#include "engine/range_check_kernels.h"
+#include "gpu/range_check_kernels.h"
 #include "gpu/reduce.cuh"
 
 namespace twinmaf::cuda {

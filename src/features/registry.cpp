@@ -1,4 +1,4 @@
-#include "engine/extractor.h"
+#include "features/feature.h"
 #include "features/adm/adm.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
@@ -6,6 +6,15 @@
 #include "features/vif/vif.h"
 
 namespace twinmaf {
+
+int plane_count(Planes p, const VideoFormat& fmt) {
+  switch (p) {
+    case Planes::kNone: return 0;
+    case Planes::kLuma: return 1;
+    case Planes::kAll: return fmt.planes();
+  }
+  return 0;
+}
 
 const std::vector<const FeatureSpec*>& feature_registry() {
   // libvmaf's registry order (feature/feature_extractor.c): the first feature
@@ -32,6 +41,12 @@ const FeatureSpec* find_feature_providing(std::string_view provided_name) {
     for (std::string_view p : f->provided)
       if (p == provided_name) return f;
   return nullptr;
+}
+
+std::optional<ExtractorRef> registry_provider(std::string_view provided_name) {
+  const FeatureSpec* f = find_feature_providing(provided_name);
+  if (!f) return std::nullopt;
+  return ExtractorRef{f->name, &f->options};
 }
 
 }  // namespace twinmaf

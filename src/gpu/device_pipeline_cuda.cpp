@@ -1,11 +1,11 @@
-#include "engine/device_pipeline.h"
+#include "gpu/device_pipeline.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "gpu/cuda_check.h"
 
-namespace twinmaf {
+namespace twinmaf::gpu {
 
 namespace {
 
@@ -13,8 +13,8 @@ namespace {
 // (only with many subsample phases) are launched directly.
 constexpr std::size_t kMaxGraphs = 64;
 
-cudaStream_t as_stream(const gpu::Stream& s) { return static_cast<cudaStream_t>(s.get()); }
-cudaEvent_t as_event(const gpu::Event& e) { return static_cast<cudaEvent_t>(e.get()); }
+cudaStream_t as_stream(const Stream& s) { return static_cast<cudaStream_t>(s.get()); }
+cudaEvent_t as_event(const Event& e) { return static_cast<cudaEvent_t>(e.get()); }
 
 template <typename T>
 void append(std::string& k, const T& v) {
@@ -32,54 +32,54 @@ struct DevicePipeline::Graph {
 
 DevicePipeline::~DevicePipeline() = default;
 
-Status add_bank_instances(PipelineTwin& t, const PipelineMode& mode,
-                          const std::function<Result<std::unique_ptr<Twin>>()>& make,
-                          std::vector<std::unique_ptr<Twin>>& owned) {
+Status add_bank_instances(PipelineStage& t, const PipelineMode& mode,
+                          const std::function<Result<std::unique_ptr<DeviceStage>>()>& make,
+                          std::vector<std::unique_ptr<DeviceStage>>& owned) {
   while (t.banks.size() < std::size_t(mode.bank_count())) {
-    TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Twin> twin, make());
-    t.banks.push_back(twin.get());
-    owned.push_back(std::move(twin));
+    TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<DeviceStage> stage, make());
+    t.banks.push_back(stage.get());
+    owned.push_back(std::move(stage));
   }
   return ok_status();
 }
 
-Result<std::unique_ptr<DevicePipeline>> DevicePipeline::create(std::vector<PipelineTwin> twins,
+Result<std::unique_ptr<DevicePipeline>> DevicePipeline::create(std::vector<PipelineStage> stages,
                                                                std::size_t terms_bytes, int slots, PipelineMode mode) {
   std::unique_ptr<DevicePipeline> p(new DevicePipeline());
   mode.banks = mode.bank_count();
   if (mode.profile) mode.graphs = false;
-  for (const PipelineTwin& t : twins)
+  for (const PipelineStage& t : stages)
     if (t.banks.size() < std::size_t(mode.banks))
-      TWINMAF_FAIL(kInternal, "device pipeline: a twin has {} instances for {} banks", t.banks.size(), mode.banks);
+      TWINMAF_FAIL(kInternal, "device pipeline: a stage has {} instances for {} banks", t.banks.size(), mode.banks);
   p->mode_ = mode;
-  p->fork_ = !mode.profile && twins.size() > 1;
+  p->fork_ = !mode.profile && stages.size() > 1;
   p->terms_bytes_ = terms_bytes;
   for (int b = 0; b < mode.banks; ++b) {
     Bank bank;
-    TWINMAF_ASSIGN_OR_RETURN(bank.launch, gpu::Stream::create());
-    for (std::size_t k = 0; p->fork_ && k < twins.size(); ++k) {
-      TWINMAF_ASSIGN_OR_RETURN(gpu::Stream s, gpu::Stream::create());
-      bank.twin.push_back(std::move(s));
+    TWINMAF_ASSIGN_OR_RETURN(bank.launch, Stream::create());
+    for (std::size_t k = 0; p->fork_ && k < stages.size(); ++k) {
+      TWINMAF_ASSIGN_OR_RETURN(Stream s, Stream::create());
+      bank.stage.push_back(std::move(s));
     }
     p->banks_.push_back(std::move(bank));
   }
-  TWINMAF_ASSIGN_OR_RETURN(p->fork_event_, gpu::Event::create(false));
-  for (std::size_t k = 0; k < twins.size(); ++k) {
-    TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(false));
+  TWINMAF_ASSIGN_OR_RETURN(p->fork_event_, Event::create(false));
+  for (std::size_t k = 0; k < stages.size(); ++k) {
+    TWINMAF_ASSIGN_OR_RETURN(Event e, Event::create(false));
     p->join_events_.push_back(std::move(e));
   }
   for (int i = 0; i < slots; ++i) {
     Slot s;
-    TWINMAF_ASSIGN_OR_RETURN(s.terms, gpu::DeviceBuffer::create(terms_bytes));
-    TWINMAF_ASSIGN_OR_RETURN(s.host, gpu::PinnedBuffer::create(terms_bytes));
-    TWINMAF_ASSIGN_OR_RETURN(s.done, gpu::Event::create(false));
-    for (std::size_t k = 0; mode.profile && k < twins.size() + 2; ++k) {
-      TWINMAF_ASSIGN_OR_RETURN(gpu::Event e, gpu::Event::create(true));
+    TWINMAF_ASSIGN_OR_RETURN(s.terms, DeviceBuffer::create(terms_bytes));
+    TWINMAF_ASSIGN_OR_RETURN(s.host, PinnedBuffer::create(terms_bytes));
+    TWINMAF_ASSIGN_OR_RETURN(s.done, Event::create(false));
+    for (std::size_t k = 0; mode.profile && k < stages.size() + 2; ++k) {
+      TWINMAF_ASSIGN_OR_RETURN(Event e, Event::create(true));
       s.marks.push_back(std::move(e));
     }
     p->slots_.push_back(std::move(s));
   }
-  p->twins_ = std::move(twins);
+  p->stages_ = std::move(stages);
   return p;
 }
 
@@ -90,12 +90,20 @@ void DevicePipeline::key(int slot, int b, const std::vector<DeviceFrame>& frames
   append(k, slot);
   append(k, b);
   for (bool a : active) k.push_back(a ? '1' : '0');
-  for (const DeviceFrame& f : frames)
-    for (const DevicePicture* p : {&f.ref, &f.dis, &f.prev_ref, &f.prev_prev_ref})
-      for (int i = 0; i < 3; ++i) {
-        append(k, p->planes[i]);
-        append(k, p->pitch[i]);
-      }
+  const auto add = [&](const DevicePicture& p) {
+    for (int i = 0; i < 3; ++i) {
+      append(k, p.planes[i]);
+      append(k, p.pitch[i]);
+    }
+  };
+  for (const DeviceFrame& f : frames) {
+    add(f.ref);
+    add(f.dis);
+    for (int h = 0; h < kMaxHistory; ++h) {
+      add(f.prev_ref[size_t(h)]);
+      add(f.prev_dis[size_t(h)]);
+    }
+  }
 }
 
 Status DevicePipeline::launch(int slot, int b, const std::vector<DeviceFrame>& frames,
@@ -106,10 +114,10 @@ Status DevicePipeline::launch(int slot, int b, const std::vector<DeviceFrame>& f
   if (mode_.profile) TWINMAF_CUDA_TRY(cudaEventRecord(as_event(s.marks[0]), ls));
   TWINMAF_CUDA_TRY(cudaMemsetAsync(s.terms.get(), 0, terms_bytes_, ls));
   if (fork_) TWINMAF_CUDA_TRY(cudaEventRecord(as_event(fork_event_), ls));
-  for (std::size_t k = 0; k < twins_.size(); ++k) {
-    const PipelineTwin& t = twins_[k];
+  for (std::size_t k = 0; k < stages_.size(); ++k) {
+    const PipelineStage& t = stages_[k];
     if (active[k]) {
-      const cudaStream_t ts = fork_ ? as_stream(bank.twin[k]) : ls;
+      const cudaStream_t ts = fork_ ? as_stream(bank.stage[k]) : ls;
       if (fork_) TWINMAF_CUDA_TRY(cudaStreamWaitEvent(ts, as_event(fork_event_), 0));
       TWINMAF_RETURN_IF_ERROR(t.banks[std::size_t(b)]->enqueue(frames[t.lane], s.terms.get() + t.offset, ts));
       if (fork_) {
@@ -166,4 +174,4 @@ Status DevicePipeline::wait(int slot) const {
   return ok_status();
 }
 
-}  // namespace twinmaf
+}  // namespace twinmaf::gpu

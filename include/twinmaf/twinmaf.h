@@ -1,0 +1,159 @@
+// twinmaf's C++ API: VMAF, its features and libvmaf's models, every value
+// equal to Netflix libvmaf's (f85a8536) bit for bit, on the CPU and on NVIDIA
+// GPUs. The command line, the C API (libvmaf's) and the Python module are
+// built on this header alone.
+//
+// A Scorer is configured once (models, features, backends, threads), then
+// fed one of two ways:
+//   - whole inputs: score(reference, {distorted...}) reads raw YUV, Y4M or any
+//     container FFmpeg reads, every distorted input against one reference;
+//   - pictures: open(format), then push(reference, {distorted...}) per frame
+//     (host pictures from new_picture(), pinned when a GPU uploads them),
+//     then flush().
+// Then it holds per-frame scores, pooled scores and libvmaf's result files.
+//
+//   twinmaf::ScorerConfig cfg;
+//   cfg.models = {"version=vmaf_v0.6.1"};
+//   cfg.features = {"psnr"};
+//   auto scorer = twinmaf::Scorer::create(cfg);
+//   if (!scorer.ok()) ...;
+//   twinmaf::Status st = (*scorer)->score({"ref.y4m"}, {{"dis.mp4"}});
+//   double vmaf = (*scorer)->pooled("vmaf")->mean;
+//   st = (*scorer)->write("out.json", twinmaf::OutputFormat::kJson);
+//
+// Errors are Status values with one line for the user; nothing throws. A
+// Scorer runs one job: score() or open()/push()/flush(), once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "twinmaf/picture.h"
+#include "twinmaf/status.h"
+#include "twinmaf/types.h"
+
+namespace twinmaf {
+
+// The library version ("0.1.0").
+const char* version();
+
+struct Progress {
+  unsigned frames = 0;  // frames scored so far (in every distorted input)
+  double seconds = 0;   // since the first frame was requested
+};
+
+struct ScorerConfig {
+  // libvmaf --model texts, in order: "version=vmaf_v0.6.1",
+  // "path=m.json:name=m:disable_clip", with ":<extractor>.<option>=<value>"
+  // overloads. None: features only (no prediction).
+  std::vector<std::string> models;
+  // libvmaf --feature texts: "psnr", "psnr=enable_chroma=false:enable_mse=true".
+  std::vector<std::string> features;
+  unsigned threads = 0;    // worker threads; 0: the calling thread only
+  unsigned subsample = 1;  // score every Nth frame (0 and 1: every frame)
+  Backend backend = Backend::kAuto;
+  // Per feature (extractor name, "vif"), overriding `backend`.
+  std::vector<std::pair<std::string, Backend>> feature_backends;
+  int gpu = 0;              // CUDA device index
+  unsigned readers = 0;     // raw-input reader threads on the GPU path (0: auto)
+  bool profile = false;     // per-stage timings in report().profile
+  unsigned distorted = 1;   // distorted inputs scored against one reference
+  // Called after every frame is scored in every distorted input, in frame
+  // order, on the thread that finishes frames (not the caller's when
+  // threads > 0). Keep it short.
+  std::function<void(const Progress&)> progress;
+};
+
+// Applies libvmaf's --aom_ctc (v1.0 .. v7.0) or --nflx_ctc (v1.0) preset
+// (`preset` "aom_ctc" or "nflx_ctc"): its models and features, a feature
+// replacing an earlier one of the same name.
+Status apply_preset(std::string_view preset, std::string_view version, ScorerConfig& cfg);
+
+// A --feature text's extractor name is known to this build.
+bool has_feature(std::string_view name);
+
+// An input file: Y4M (by its signature), raw YUV with `raw`, or a container.
+struct InputFile {
+  std::string path;
+  std::optional<RawParams> raw;
+};
+
+// Pooled values of one metric over the scored frames (libvmaf's
+// pooled_metrics).
+struct Pooled {
+  double min = 0, max = 0, mean = 0, harmonic_mean = 0;
+};
+
+// A model's pooled result as libvmaf's CLI prints it.
+struct ModelSummary {
+  std::string label;  // model version or path
+  std::string text;   // "vmaf_v0.6.1: 95.024882" (collections: ci and stddev too)
+};
+
+struct RunInfo {
+  unsigned frames = 0;                // frames scored
+  double seconds = 0;                 // the whole job
+  double loop_seconds = 0;            // the frame loop: first frame read to last finished
+  std::vector<std::string> warnings;  // e.g. an input ended early
+  std::vector<std::string> profile;   // --profile lines
+  std::string device;                 // the GPU used, if any
+  // Which backend computed each feature ("cpu", "cuda").
+  std::vector<std::pair<std::string, std::string>> backends;
+};
+
+class Scorer {
+ public:
+  // Parses and checks the configuration: unknown features, bad options, bad
+  // or missing models are errors here.
+  static Result<std::unique_ptr<Scorer>> create(ScorerConfig cfg);
+  ~Scorer();
+  Scorer(const Scorer&) = delete;
+  Scorer& operator=(const Scorer&) = delete;
+
+  // Whole inputs: `distorted` holds cfg.distorted files.
+  Status score(const InputFile& reference, const std::vector<InputFile>& distorted, const RunLimits& limits = {});
+
+  // Pictures: the format of every picture to come (checks every feature
+  // supports it; decides each feature's backend).
+  Status open(const VideoFormat& format);
+  // A picture of the opened format to fill (pinned when a GPU uploads it).
+  Result<PicturePtr> new_picture();
+  // The next frame: the reference and cfg.distorted pictures of the opened
+  // format (any allocator; new_picture() avoids a copy into pinned memory).
+  // Blocks while the frame loop is full; returns an earlier frame's error.
+  Status push(PicturePtr reference, std::vector<PicturePtr> distorted);
+  // After the last push: waits for every frame and finishes the scores.
+  Status flush();
+
+  // Results, after score() or flush(); `lane` selects the distorted input.
+  unsigned frames() const;
+  // Metric names in libvmaf's output order and spelling (its JSON "metrics"),
+  // model scores included.
+  std::vector<std::string> metrics(unsigned lane = 0) const;
+  // The value of `metric` at `frame`, if it was computed there.
+  std::optional<double> score(std::string_view metric, unsigned frame, unsigned lane = 0) const;
+  // Pooled over the scored frames (subsampled ones excluded, as libvmaf).
+  Result<Pooled> pooled(std::string_view metric, unsigned lane = 0) const;
+  // Whole-sequence values (apsnr_y, ...), in output order.
+  std::vector<std::pair<std::string, double>> aggregates(unsigned lane = 0) const;
+  // Each model's pooled line as libvmaf's CLI prints it (or, with no model,
+  // each metric's mean).
+  std::vector<ModelSummary> summary(unsigned lane = 0) const;
+  // libvmaf's result file of one distorted input.
+  std::string format(OutputFormat format, unsigned lane = 0, Precision precision = {}) const;
+  Status write(const std::string& path, OutputFormat format, unsigned lane = 0, Precision precision = {}) const;
+  const RunInfo& info() const;
+
+ private:
+  struct Impl;
+  explicit Scorer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace twinmaf

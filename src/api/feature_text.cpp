@@ -1,0 +1,106 @@
+#include "api/feature_text.h"
+
+#include <vector>
+
+#include "features/feature.h"
+#include "twinmaf/twinmaf.h"
+
+namespace twinmaf {
+
+namespace {
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t end = s.find(sep, start);
+    out.push_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<FeatureText> parse_feature_text(std::string_view text) {
+  FeatureText req;
+  const size_t eq = text.find('=');
+  req.name = std::string(text.substr(0, eq));
+  if (req.name.empty()) TWINMAF_FAIL(kInvalidArgument, "--feature '{}': missing feature name", text);
+  if (eq == std::string_view::npos) return req;
+  for (std::string_view kv : split(text.substr(eq + 1), ':')) {
+    const size_t e = kv.find('=');
+    if (e == std::string_view::npos || e == 0)
+      TWINMAF_FAIL(kInvalidArgument, "--feature {}: bad option string '{}' (want key=value)", req.name, kv);
+    req.options.set(kv.substr(0, e), kv.substr(e + 1));
+  }
+  return req;
+}
+
+// libvmaf tools/cli_parse.c's presets: model texts and feature texts.
+Status apply_preset(std::string_view preset, std::string_view version, ScorerConfig& cfg) {
+  std::vector<std::string> models, features;
+  if (preset == "aom_ctc") {
+    const bool known = version == "v1.0" || version == "v2.0" || version == "v3.0" || version == "v4.0" ||
+                       version == "v5.0" || version == "v6.0" || version == "v7.0";
+    if (!known) TWINMAF_FAIL(kInvalidArgument, "invalid argument '{}' for --aom_ctc; should be v1.0 .. v7.0", version);
+    models = {"version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg"};
+    features = {"psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5", "ciede",
+                version == "v7.0" ? "float_ssim=scale=1:enable_db=true:clip_db=true"
+                                  : "float_ssim=enable_db=true:clip_db=true",
+                "float_ms_ssim=enable_db=true:clip_db=true", "psnr_hvs"};
+    if (version != "v1.0" && version != "v2.0") features.push_back("cambi");
+  } else if (preset == "nflx_ctc") {
+    if (version != "v1.0") TWINMAF_FAIL(kInvalidArgument, "invalid argument '{}' for --nflx_ctc; should be v1.0", version);
+    models = {"version=vmaf_4k_v0.6.1:name=vmaf", "version=vmaf_4k_v0.6.1neg:name=vmaf_neg"};
+    features = {"psnr=enable_chroma=true:enable_apsnr=true", "float_ssim=enable_db=true:clip_db=true", "cambi"};
+  } else {
+    TWINMAF_FAIL(kInvalidArgument, "unknown preset '{}' (aom_ctc or nflx_ctc)", preset);
+  }
+  for (const std::string& f : features) {
+    TWINMAF_ASSIGN_OR_RETURN(const FeatureText req, parse_feature_text(f));
+    if (!find_feature(req.name))
+      TWINMAF_FAIL(kUnsupported, "--{} {} needs feature '{}', which twinmaf does not provide yet", preset, version,
+                   req.name);
+    // A preset's feature replaces an earlier request of the same name.
+    bool replaced = false;
+    for (std::string& existing : cfg.features) {
+      auto e = parse_feature_text(existing);
+      if (e.ok() && e->name == req.name) {
+        existing = f;
+        replaced = true;
+      }
+    }
+    if (!replaced) cfg.features.push_back(f);
+  }
+  for (std::string& m : models) cfg.models.push_back(std::move(m));
+  return ok_status();
+}
+
+
+Result<Backend> parse_backend(std::string_view text) {
+  if (text == "cpu") return Backend::kCpu;
+  if (text == "cuda") return Backend::kCuda;
+  if (text == "auto") return Backend::kAuto;
+  TWINMAF_FAIL(kInvalidArgument, "--backend: '{}' is not cpu, cuda or auto", text);
+}
+
+Result<BackendChoice> parse_backend_choice(std::string_view text) {
+  BackendChoice c;
+  for (std::string_view part : split(text, ',')) {
+    const size_t eq = part.find('=');
+    if (eq == std::string_view::npos) {
+      TWINMAF_ASSIGN_OR_RETURN(c.backend, parse_backend(part));
+      continue;
+    }
+    const std::string_view name = part.substr(0, eq);
+    if (!find_feature(name))
+      TWINMAF_FAIL(kInvalidArgument, "--backend {}: unknown feature '{}'", text, name);
+    TWINMAF_ASSIGN_OR_RETURN(const Backend b, parse_backend(part.substr(eq + 1)));
+    c.per_feature.emplace_back(std::string(name), b);
+  }
+  return c;
+}
+
+}  // namespace twinmaf

@@ -1,0 +1,368 @@
+// twinmaf::Scorer (include/twinmaf/twinmaf.h) on the engine's Session: models
+// bound to the registry, inputs opened or pushed, predictions after the run,
+// results read from the collectors.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "api/feature_text.h"
+#include "core/pooling.h"
+#include "engine/session.h"
+#include "io/source.h"
+#include "model/model.h"
+#include "output/writer.h"
+#include "twinmaf/twinmaf.h"
+
+namespace twinmaf {
+
+const char* version() { return TWINMAF_VERSION; }
+
+bool has_feature(std::string_view name) { return find_feature(name) != nullptr; }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Pictures pushed by the caller, handed to the frame loop in order. push()
+// blocks while `capacity` frames wait; a closed feed ends the loop.
+class PushFeed final : public FrameFeed {
+ public:
+  explicit PushFeed(size_t capacity) : capacity_(capacity) {}
+
+  // False when the loop has stopped taking frames (it failed).
+  bool push(FrameSet set) {
+    std::unique_lock lock(mutex_);
+    space_.wait(lock, [&] { return queue_.size() < capacity_ || stopped_; });
+    if (stopped_) return false;
+    set.index = pushed_++;
+    queue_.push_back(std::move(set));
+    ready_.notify_one();
+    return true;
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    ready_.notify_one();
+  }
+  // The loop is done (ended or failed): later pushes return false.
+  void stop() {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    space_.notify_all();
+  }
+  Result<bool> next(FrameSet* out) override {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
+    if (queue_.empty()) return false;
+    *out = std::move(queue_.front());
+    queue_.pop_front();
+    space_.notify_one();
+    return true;
+  }
+  std::string describe() const override { return "the pushed pictures"; }
+
+ private:
+  size_t capacity_;
+  std::mutex mutex_;
+  std::condition_variable ready_, space_;
+  std::deque<FrameSet> queue_;
+  unsigned pushed_ = 0;
+  bool closed_ = false;
+  bool stopped_ = false;
+};
+
+double pool_metric(const Collector::Column& col, PoolMethod m, unsigned frames, unsigned subsample) {
+  return pool(col, m, 0, frames - 1, subsample).value_or(NAN);
+}
+
+}  // namespace
+
+struct Scorer::Impl {
+  ScorerConfig cfg;
+  std::unique_ptr<Session> session;
+  std::vector<LoadedModel> models;
+  std::vector<std::string> labels;
+  RunInfo info;
+  RunReport report;
+  Clock::time_point t0;
+  bool used = false;
+  bool done = false;
+  // Push mode.
+  VideoFormat fmt;
+  InputPlan plan;
+  std::unique_ptr<PicturePool> pool;
+  std::unique_ptr<PushFeed> feed;
+  std::thread loop;
+  Status loop_status;
+
+  unsigned pushed = 0;
+
+  Status predict();
+  OutputInfo output_info(Precision precision) const;
+  Status check_done() const {
+    if (!done) TWINMAF_FAIL(kInvalidArgument, "no results yet: call score(), or flush() after push()");
+    return ok_status();
+  }
+  const Collector::Column* column(std::string_view metric, unsigned lane) const {
+    for (const Collector::Column& c : session->collector(lane).columns())
+      if (c.name == metric || feature_name_alias(c.name) == metric) return &c;
+    return nullptr;
+  }
+};
+
+Scorer::Scorer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Scorer::~Scorer() {
+  if (impl_->loop.joinable()) {
+    impl_->feed->close();
+    impl_->loop.join();
+  }
+}
+
+Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
+  auto impl = std::make_unique<Impl>();
+  if (cfg.distorted == 0) TWINMAF_FAIL(kInvalidArgument, "no distorted input");
+  SessionConfig sc;
+  sc.threads = cfg.threads;
+  sc.subsample = cfg.subsample;
+  sc.backend = cfg.backend;
+  sc.feature_backends = cfg.feature_backends;
+  sc.gpu = cfg.gpu;
+  sc.profile = cfg.profile;
+  sc.readers = cfg.readers;
+  Impl* raw = impl.get();
+  if (cfg.progress)
+    sc.on_frame = [raw](unsigned index) {
+      raw->cfg.progress(Progress{index + 1, std::chrono::duration<double>(Clock::now() - raw->t0).count()});
+    };
+  impl->session = std::make_unique<Session>(std::move(sc), cfg.distorted);
+  // libvmaf's order: the models' features first, then --feature requests.
+  for (const std::string& text : cfg.models) {
+    TWINMAF_ASSIGN_OR_RETURN(ModelRequest req, parse_model_request(text));
+    TWINMAF_ASSIGN_OR_RETURN(LoadedModel model, load_model(req, registry_provider));
+    for (const LoadedModel& other : impl->models)
+      if (other.main().name() == model.main().name())
+        TWINMAF_FAIL(kInvalidArgument, "two models are named '{}'; give each a unique name= in --model",
+                     model.main().name());
+    TWINMAF_ASSIGN_OR_RETURN(std::vector<FeatureUse> uses, model.bind(registry_provider));
+    for (const FeatureUse& use : uses)
+      TWINMAF_RETURN_IF_ERROR(impl->session->use_feature_providing(use.provided_name, use.dict));
+    impl->labels.push_back(req.label());
+    impl->models.push_back(std::move(model));
+  }
+  for (const std::string& text : cfg.features) {
+    TWINMAF_ASSIGN_OR_RETURN(FeatureText f, parse_feature_text(text));
+    TWINMAF_RETURN_IF_ERROR(impl->session->use_feature(f.name, f.options));
+  }
+  impl->cfg = std::move(cfg);
+  return std::unique_ptr<Scorer>(new Scorer(std::move(impl)));
+}
+
+Status Scorer::Impl::predict() {
+  info.frames = report.frames;
+  info.warnings = report.warnings;
+  info.profile = report.profile;
+  info.device = report.device;
+  info.loop_seconds = report.loop_seconds;
+  for (const Session::Registered& r : session->features())
+    info.backends.emplace_back(std::string(r.spec->name), r.backend);
+  const unsigned subsample = session->config().subsample;
+  for (unsigned l = 0; l < session->lanes(); ++l) {
+    Collector& c = session->collector(l);
+    // libvmaf scores every model's frames, then every collection's outputs.
+    for (unsigned i = 0; i < report.frames; ++i) {
+      if (subsample > 1 && i % subsample) continue;
+      for (const LoadedModel& m : models) TWINMAF_RETURN_IF_ERROR(m.predict_main(c, i));
+      for (const LoadedModel& m : models)
+        if (m.is_collection()) TWINMAF_RETURN_IF_ERROR(m.predict_collection(c, i).status());
+    }
+  }
+  info.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  done = true;
+  return ok_status();
+}
+
+Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& distorted, const RunLimits& limits) {
+  Impl& m = *impl_;
+  if (m.used) TWINMAF_FAIL(kInvalidArgument, "a Scorer runs one job");
+  m.used = true;
+  m.t0 = Clock::now();
+  if (distorted.size() != m.session->lanes())
+    TWINMAF_FAIL(kInvalidArgument, "{} distorted inputs given to a scorer configured for {}", distorted.size(),
+                 m.session->lanes());
+  TWINMAF_ASSIGN_OR_RETURN(auto ref, open_source(reference.path, reference.raw));
+  std::vector<std::unique_ptr<VideoSource>> dis;
+  std::vector<VideoSource*> dis_ptrs;
+  for (const InputFile& f : distorted) {
+    TWINMAF_ASSIGN_OR_RETURN(auto d, open_source(f.path, f.raw));
+    TWINMAF_RETURN_IF_ERROR(check_same_format(*ref, *d));
+    dis_ptrs.push_back(d.get());
+    dis.push_back(std::move(d));
+  }
+  m.fmt = ref->format();
+  const Status st = m.session->run(*ref, dis_ptrs, limits, &m.report);
+  m.info.warnings = m.report.warnings;
+  m.info.profile = m.report.profile;
+  TWINMAF_RETURN_IF_ERROR(st);
+  return m.predict();
+}
+
+Status Scorer::open(const VideoFormat& format) {
+  Impl& m = *impl_;
+  if (m.used) TWINMAF_FAIL(kInvalidArgument, "a Scorer runs one job");
+  m.used = true;
+  m.t0 = Clock::now();
+  TWINMAF_RETURN_IF_ERROR(validate_format(format));
+  m.fmt = format;
+  TWINMAF_ASSIGN_OR_RETURN(m.plan, m.session->prepare(format));
+  m.pool = std::make_unique<PicturePool>(format, m.session->allocator());
+  m.feed = std::make_unique<PushFeed>(8);
+  m.loop = std::thread([&m] {
+    m.loop_status = m.session->run(*m.feed, &m.report);
+    m.feed->stop();
+  });
+  return ok_status();
+}
+
+Result<PicturePtr> Scorer::new_picture() {
+  if (!impl_->pool) TWINMAF_FAIL(kInvalidArgument, "new_picture() before open()");
+  return impl_->pool->acquire();
+}
+
+Status Scorer::push(PicturePtr reference, std::vector<PicturePtr> distorted) {
+  Impl& m = *impl_;
+  if (!m.feed) TWINMAF_FAIL(kInvalidArgument, "push() before open()");
+  if (distorted.size() != m.session->lanes())
+    TWINMAF_FAIL(kInvalidArgument, "push(): {} distorted pictures for a scorer configured for {}", distorted.size(),
+                 m.session->lanes());
+  FrameSet set;
+  set.ref = std::move(reference);
+  set.dis = std::move(distorted);
+  // The inputs' own checks: format, and (above 8 bits) the sample range of
+  // every plane the features read that the device does not check.
+  for (size_t k = 0; k <= set.dis.size(); ++k) {
+    const Picture* p = k == 0 ? set.ref.get() : set.dis[k - 1].get();
+    const std::string name = k == 0 ? "reference" : fmt::format("distorted picture {}", k - 1);
+    if (!p) TWINMAF_FAIL(kInvalidArgument, "push(): the {} is null", name);
+    if (!(p->format() == m.fmt))
+      TWINMAF_FAIL(kInvalidArgument, "push(): the {} is {}x{} {} {}-bit, the scorer was opened for {}x{} {} {}-bit",
+                   name, p->format().w, p->format().h, pix_fmt_name(p->format().fmt), p->format().bpc, m.fmt.w,
+                   m.fmt.h, pix_fmt_name(m.fmt.fmt), m.fmt.bpc);
+    if (m.fmt.bpc > 8)
+      TWINMAF_RETURN_IF_ERROR(check_sample_range(*p, m.plan.host_range_check_from,
+                                                 k == 0 ? m.plan.ref_planes : m.plan.dis_planes, name,
+                                                 m.pushed));
+  }
+  ++m.pushed;
+  if (!m.feed->push(std::move(set))) {
+    m.loop.join();
+    return m.loop_status.ok() ? Status(Code::kInternal, "push(): the frame loop has stopped") : m.loop_status;
+  }
+  return ok_status();
+}
+
+Status Scorer::flush() {
+  Impl& m = *impl_;
+  if (!m.feed) TWINMAF_FAIL(kInvalidArgument, "flush() before open()");
+  if (m.loop.joinable()) {
+    m.feed->close();
+    m.loop.join();
+  }
+  TWINMAF_RETURN_IF_ERROR(m.loop_status);
+  if (m.done) return ok_status();
+  return m.predict();
+}
+
+unsigned Scorer::frames() const { return impl_->info.frames; }
+
+std::vector<std::string> Scorer::metrics(unsigned lane) const {
+  std::vector<std::string> names;
+  if (!impl_->done || lane >= impl_->session->lanes()) return names;
+  for (const Collector::Column& c : impl_->session->collector(lane).columns())
+    names.emplace_back(feature_name_alias(c.name));
+  return names;
+}
+
+std::optional<double> Scorer::score(std::string_view metric, unsigned frame, unsigned lane) const {
+  if (!impl_->done || lane >= impl_->session->lanes()) return std::nullopt;
+  const Collector::Column* c = impl_->column(metric, lane);
+  if (!c || frame >= c->values.size() || !c->written[frame]) return std::nullopt;
+  return c->values[frame];
+}
+
+Result<Pooled> Scorer::pooled(std::string_view metric, unsigned lane) const {
+  TWINMAF_RETURN_IF_ERROR(impl_->check_done());
+  if (lane >= impl_->session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
+  const Collector::Column* c = impl_->column(metric, lane);
+  if (!c) TWINMAF_FAIL(kInvalidArgument, "no metric '{}' was computed", metric);
+  const unsigned n = impl_->info.frames, sub = impl_->session->config().subsample;
+  return Pooled{pool_metric(*c, PoolMethod::kMin, n, sub), pool_metric(*c, PoolMethod::kMax, n, sub),
+                pool_metric(*c, PoolMethod::kMean, n, sub), pool_metric(*c, PoolMethod::kHarmonicMean, n, sub)};
+}
+
+std::vector<std::pair<std::string, double>> Scorer::aggregates(unsigned lane) const {
+  if (!impl_->done || lane >= impl_->session->lanes()) return {};
+  return impl_->session->collector(lane).aggregates();
+}
+
+std::vector<ModelSummary> Scorer::summary(unsigned lane) const {
+  std::vector<ModelSummary> out;
+  const Impl& m = *impl_;
+  if (!m.done || lane >= m.session->lanes()) return out;
+  const Collector& c = m.session->collector(lane);
+  const unsigned n = m.info.frames, sub = m.session->config().subsample;
+  const auto mean_of = [&](const std::string& name) -> double {
+    for (const Collector::Column& col : c.columns())
+      if (col.name == name) return pool_metric(col, PoolMethod::kMean, n, sub);
+    return NAN;
+  };
+  for (size_t k = 0; k < m.models.size(); ++k)
+    out.push_back({m.labels[k], fmt::format("{}: {:f}", m.labels[k], mean_of(m.models[k].main().name()))});
+  for (size_t k = 0; k < m.models.size(); ++k) {
+    if (!m.models[k].is_collection()) continue;
+    const std::string& name = m.models[k].collection_name();
+    out.push_back({m.labels[k], fmt::format("{}: {:f}, ci.p95: [{:f}, {:f}], stddev: {:f}", m.labels[k],
+                                            mean_of(name + "_bagging"), mean_of(name + "_ci_p95_lo"),
+                                            mean_of(name + "_ci_p95_hi"), mean_of(name + "_stddev"))});
+  }
+  if (m.models.empty())
+    for (const Collector::Column& col : c.columns())
+      out.push_back({col.name, fmt::format("{}: {:f}", feature_name_alias(col.name), mean_of(col.name))});
+  return out;
+}
+
+OutputInfo Scorer::Impl::output_info(Precision precision) const {
+  const Impl& m = *this;
+  OutputInfo info;
+  info.version = "twinmaf-" TWINMAF_VERSION;
+  info.fps = m.info.seconds > 0 ? m.info.frames / m.info.seconds : 0.0;
+  info.width = m.fmt.w;
+  info.height = m.fmt.h;
+  info.frames = m.info.frames;
+  info.subsample = m.session->config().subsample;
+  // Recorded only when a GPU computed something, so CPU files stay
+  // byte-identical to libvmaf's.
+  if (std::any_of(m.info.backends.begin(), m.info.backends.end(), [](const auto& b) { return b.second != "cpu"; }))
+    info.backends = m.info.backends;
+  info.precision = precision;
+  return info;
+}
+
+std::string Scorer::format(OutputFormat format, unsigned lane, Precision precision) const {
+  if (!impl_->done || lane >= impl_->session->lanes()) return {};
+  return format_output(format, impl_->session->collector(lane), impl_->output_info(precision));
+}
+
+Status Scorer::write(const std::string& path, OutputFormat format, unsigned lane, Precision precision) const {
+  TWINMAF_RETURN_IF_ERROR(impl_->check_done());
+  if (lane >= impl_->session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
+  return write_output(path, format, impl_->session->collector(lane), impl_->output_info(precision));
+}
+
+const RunInfo& Scorer::info() const { return impl_->info; }
+
+}  // namespace twinmaf

@@ -1,0 +1,137 @@
+// The contract every feature implements (DESIGN.md section 2):
+//
+//   compute (per backend)  ->  FrameTerms  ->  finish (shared, host)  ->  scores
+//
+// A FeatureSpec describes a feature (what libvmaf calls an extractor): its
+// name, options, provided names, how to create a configured instance, and its
+// CUDA twin's factory. An Extractor is one registered, configured instance.
+// After init() it declares what it reads (FeatureNeeds); the engine's reader,
+// frame ring, device graph key and frame loop all follow that one
+// declaration. compute() is the CPU reference; a twin (features/twin.h)
+// produces the same FrameTerms subclass on a device, and the engine calls the
+// same finish() on either, so every float step is shared by construction.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/assert.h"
+#include "base/status.h"
+#include "core/collector.h"
+#include "core/options.h"
+#include "core/picture.h"
+#include "features/twin.h"
+
+namespace twinmaf {
+
+// Planes of a picture a feature reads: none, luma, or every plane of the
+// format (4:0:0 has luma only).
+enum class Planes : uint8_t { kNone, kLuma, kAll };
+
+// Number of planes `p` covers in `fmt`.
+int plane_count(Planes p, const VideoFormat& fmt);
+
+// What a configured feature reads, declared once (Extractor::needs()).
+struct FeatureNeeds {
+  Planes ref = Planes::kLuma;
+  Planes dis = Planes::kLuma;
+  // Previous pictures compute() reads: FrameInput::prev_ref[k] is the
+  // reference of frame index-1-k for k < prev_ref (same for prev_dis), with
+  // the planes of `ref` (`dis`). At most kMaxHistory.
+  int prev_ref = 0;
+  int prev_dis = 0;
+  // libvmaf's TEMPORAL: compute() runs on every frame, in increasing index
+  // order, one frame at a time, so it may keep state from frame to frame.
+  bool temporal = false;
+
+  // Computed on every frame even under --subsample: temporal features and
+  // features with history (libvmaf's TEMPORAL and PREV_REF).
+  bool every_frame() const { return temporal || prev_ref > 0 || prev_dis > 0; }
+  // Reads no distorted picture: with several distorted inputs against one
+  // reference it is computed once and finished in every lane.
+  bool reference_only() const { return dis == Planes::kNone && prev_dis == 0; }
+};
+
+struct FrameInput {
+  unsigned index = 0;
+  const Picture* ref = nullptr;
+  const Picture* dis = nullptr;
+  // Frames index-1, index-2, ... up to the depths of FeatureNeeds; null where
+  // the frame does not exist (or is deeper than the feature asked for).
+  std::array<const Picture*, kMaxHistory> prev_ref{};
+  std::array<const Picture*, kMaxHistory> prev_dis{};
+};
+
+// Base of every feature's per-frame intermediates: plain data, derived through
+// FrameTermsOf so that terms can be copied and compared generically.
+struct FrameTerms {
+  virtual ~FrameTerms() = default;
+  virtual std::unique_ptr<FrameTerms> clone() const = 0;
+  // Same type and same values (bitwise for floats): the twin tests compare
+  // every twin's terms with the CPU's through this.
+  virtual bool same_as(const FrameTerms& other) const = 0;
+};
+
+// T declares `bool operator==(const T&) const` (defaulted for integers; a
+// bitwise comparison where it holds floats).
+template <class T>
+struct FrameTermsOf : FrameTerms {
+  std::unique_ptr<FrameTerms> clone() const final {
+    return std::make_unique<T>(static_cast<const T&>(*this));
+  }
+  bool same_as(const FrameTerms& other) const final {
+    const T* o = dynamic_cast<const T*>(&other);
+    return o && static_cast<const T&>(*this) == *o;
+  }
+  // The base holds no values: a defaulted T::operator== compares T's members.
+  bool operator==(const FrameTermsOf&) const { return true; }
+};
+
+class Extractor {
+ public:
+  virtual ~Extractor() = default;
+  // Called once with the stream format before the first frame. Unsupported
+  // formats/sizes are a clear error naming the feature and the limit; the
+  // resolved parameters (options, format, limits) then serve compute(),
+  // finish() and the twin's factory alike.
+  virtual Status init(const VideoFormat& fmt) = 0;
+  // What compute() (and the twin) read, after init().
+  virtual FeatureNeeds needs() const = 0;
+  virtual std::unique_ptr<FrameTerms> make_terms() const = 0;
+  // CPU reference kernels: fills `terms` for one frame. Thread-safe for
+  // concurrent calls on different frames unless needs().temporal (then calls
+  // come one at a time, in index order).
+  virtual Status compute(const FrameInput& in, FrameTerms& terms) const = 0;
+  // Shared host finish: scores of frame `index` from its terms. Runs on one
+  // thread, frames in increasing index order.
+  virtual Status finish(unsigned index, const FrameTerms& terms, Collector& out) = 0;
+  // After the last frame: late scores (motion2/motion3) and aggregates.
+  virtual Status flush(Collector& out) {
+    (void)out;
+    return ok_status();
+  }
+};
+
+struct FeatureSpec {
+  std::string_view name;  // --feature name ("psnr")
+  std::vector<OptionSpec> options;
+  std::vector<std::string_view> provided;  // names a model may request
+  Result<std::unique_ptr<Extractor>> (*create)(const Options& options) = nullptr;
+  // The CUDA twin's factory; null where the feature has none (or the build
+  // has no CUDA).
+  TwinFactory cuda = nullptr;
+};
+
+// Every feature, in libvmaf's registry order (lookup by provided name returns
+// the first match, as libvmaf's does).
+const std::vector<const FeatureSpec*>& feature_registry();
+const FeatureSpec* find_feature(std::string_view name);
+const FeatureSpec* find_feature_providing(std::string_view provided_name);
+// find_feature_providing as the model layer sees it (a FindProvider).
+std::optional<ExtractorRef> registry_provider(std::string_view provided_name);
+
+}  // namespace twinmaf
