@@ -6,6 +6,7 @@ never changes the output; odd and tiny sizes score without crashing.
 Usage: cli_test.py TWINMAF_BIN"""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -128,6 +129,21 @@ with tempfile.TemporaryDirectory() as d:
     expect_error("bad threads", [*ok, "--threads", "two"], "--threads")
     expect_error("bad precision", [*ok, "--precision", "18"], "--precision")
     expect_error("bad aom_ctc", [*ok, "--aom_ctc", "v9.0"], "--aom_ctc")
+    expect_error("bad backend", [*ok, "--backend", "gpu"], "'gpu' is not cpu, cuda or auto")
+    expect_error("backend for an unknown feature", [*ok, "--backend", "auto,nosuch=cpu"], "unknown feature 'nosuch'")
+    expect_error("backend for a feature not computed", [*ok, "--backend", "auto,vif=cpu"],
+                 "no feature 'vif' is computed")
+
+    # per-feature backends never change the files
+    outs = {}
+    for b in ("cpu", "auto", "auto,psnr=cpu", "cpu,psnr=auto"):
+        o = j("b.json")
+        expect_ok(f"backend {b}", [*ok, "--feature", "motion", "--backend", b, "--json", "-o", o, "--precision", "max"])
+        # fps differs run to run; a GPU run adds its "backends" record.
+        outs[b] = re.sub(r'  "backends": \{[^}]*\},\n', "", re.sub(r'"fps": [^,]*,', "", open(o).read()))
+    checks += 1
+    if len(set(outs.values())) != 1:
+        failures.append("per-feature backends: outputs differ")
 
     # models
     expect_error("model needing a later feature", ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v1.0.16_3d0h"],

@@ -1,0 +1,230 @@
+// The public C++ API (twinmaf/twinmaf.h), used as a program outside the
+// library would: this target sees include/ only. Pushing pictures equals
+// scoring files, bit for bit; progress, pooled values, summaries and result
+// files agree with each other; misuse gets a Status, never a crash.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "twinmaf/twinmaf.h"
+
+namespace {
+
+using twinmaf::Backend;
+using twinmaf::PicturePtr;
+using twinmaf::PixFmt;
+using twinmaf::ScorerConfig;
+using twinmaf::VideoFormat;
+
+// A moving ramp; dis = ref plus a seeded +-4 (splitmix64), samples of `bpc`.
+struct Clip {
+  VideoFormat f;
+  int frames;
+  std::vector<std::vector<uint32_t>> ref, dis;  // [frame][plane-major samples]
+};
+
+uint64_t splitmix(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+Clip make_clip(const VideoFormat& f, int frames, uint64_t seed) {
+  Clip c{f, frames, {}, {}};
+  const uint32_t max = (1u << f.bpc) - 1;
+  for (int t = 0; t < frames; ++t) {
+    std::vector<uint32_t> r, d;
+    for (int p = 0; p < f.planes(); ++p)
+      for (int y = 0; y < f.stored_h(p); ++y)
+        for (int x = 0; x < f.stored_w(p); ++x) {
+          const uint32_t v = static_cast<uint32_t>(((x + 3 * t) * 7 + y * 5 + p * 31) << (f.bpc - 8)) & max;
+          const int64_t n = int64_t(v) + int64_t(splitmix(seed) % 9) - 4;
+          r.push_back(v);
+          d.push_back(static_cast<uint32_t>(n < 0 ? 0 : n > max ? max : n));
+        }
+    c.ref.push_back(std::move(r));
+    c.dis.push_back(std::move(d));
+  }
+  return c;
+}
+
+std::string write_raw(const Clip& c, bool dis, const std::string& name) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream out(path, std::ios::binary);
+  for (const auto& frame : dis ? c.dis : c.ref)
+    for (uint32_t v : frame) {
+      out.put(static_cast<char>(v & 0xff));
+      if (c.f.bpc > 8) out.put(static_cast<char>(v >> 8));
+    }
+  return path;
+}
+
+void fill(twinmaf::Picture& pic, const std::vector<uint32_t>& samples) {
+  const VideoFormat& f = pic.format();
+  size_t k = 0;
+  for (int p = 0; p < f.planes(); ++p)
+    for (int y = 0; y < f.stored_h(p); ++y) {
+      uint8_t* row = pic.mutable_data(p) + size_t(y) * size_t(pic.stride(p));
+      for (int x = 0; x < f.stored_w(p); ++x, ++k) {
+        if (f.bpc > 8)
+          reinterpret_cast<uint16_t*>(row)[x] = static_cast<uint16_t>(samples[k]);
+        else
+          row[x] = static_cast<uint8_t>(samples[k]);
+      }
+    }
+}
+
+ScorerConfig config(unsigned threads) {
+  ScorerConfig cfg;
+  cfg.models = {"version=vmaf_v0.6.1"};
+  cfg.features = {"psnr=enable_apsnr=true", "psnr_hvs"};
+  cfg.threads = threads;
+  cfg.backend = Backend::kCpu;
+  return cfg;
+}
+
+void expect_same_bits(const twinmaf::Scorer& a, const twinmaf::Scorer& b) {
+  ASSERT_EQ(a.frames(), b.frames());
+  ASSERT_EQ(a.metrics(), b.metrics());
+  size_t compared = 0;
+  for (const std::string& m : a.metrics())
+    for (unsigned i = 0; i < a.frames(); ++i) {
+      const auto x = a.score(m, i), y = b.score(m, i);
+      ASSERT_EQ(x.has_value(), y.has_value()) << m << " frame " << i;
+      if (!x) continue;
+      ASSERT_EQ(0, std::memcmp(&*x, &*y, sizeof(double))) << m << " frame " << i;
+      ++compared;
+    }
+  EXPECT_GT(compared, 0u);
+  ASSERT_EQ(a.aggregates().size(), b.aggregates().size());
+  for (size_t k = 0; k < a.aggregates().size(); ++k)
+    EXPECT_EQ(0, std::memcmp(&a.aggregates()[k].second, &b.aggregates()[k].second, sizeof(double)));
+}
+
+TEST(Scorer, PushedPicturesEqualTheFiles) {
+  for (const VideoFormat f : {VideoFormat{96, 64, PixFmt::k420, 8}, VideoFormat{65, 49, PixFmt::k444, 10}})
+    for (unsigned threads : {0u, 2u}) {
+      SCOPED_TRACE(testing::Message() << f.w << "x" << f.h << " " << f.bpc << "-bit, threads " << threads);
+      const Clip c = make_clip(f, 7, 11);
+      const twinmaf::RawParams raw{f.w, f.h, f.fmt, f.bpc};
+      auto files = twinmaf::Scorer::create(config(threads));
+      ASSERT_TRUE(files.ok()) << files.status().message();
+      const twinmaf::Status st = (*files)->score({write_raw(c, false, "api_ref.yuv"), raw},
+                                                 {{write_raw(c, true, "api_dis.yuv"), raw}});
+      ASSERT_TRUE(st.ok()) << st.message();
+
+      auto pushed = twinmaf::Scorer::create(config(threads));
+      ASSERT_TRUE(pushed.ok());
+      ASSERT_TRUE((*pushed)->open(f).ok());
+      for (int t = 0; t < c.frames; ++t) {
+        // One picture from the scorer's pool, one of the caller's own.
+        auto ref = (*pushed)->new_picture();
+        ASSERT_TRUE(ref.ok()) << ref.status().message();
+        auto dis = std::make_shared<twinmaf::Picture>(f, twinmaf::host_allocator());
+        fill(**ref, c.ref[size_t(t)]);
+        fill(*dis, c.dis[size_t(t)]);
+        const twinmaf::Status p = (*pushed)->push(*ref, {dis});
+        ASSERT_TRUE(p.ok()) << p.message();
+      }
+      const twinmaf::Status fl = (*pushed)->flush();
+      ASSERT_TRUE(fl.ok()) << fl.message();
+      expect_same_bits(**files, **pushed);
+      EXPECT_EQ((*files)->format(twinmaf::OutputFormat::kCsv), (*pushed)->format(twinmaf::OutputFormat::kCsv));
+    }
+}
+
+TEST(Scorer, ProgressPooledSummaryAndFilesAgree) {
+  const VideoFormat f{96, 64, PixFmt::k420, 8};
+  const Clip c = make_clip(f, 5, 3);
+  const twinmaf::RawParams raw{f.w, f.h, f.fmt, f.bpc};
+  ScorerConfig cfg = config(2);
+  std::vector<unsigned> seen;
+  cfg.progress = [&](const twinmaf::Progress& p) { seen.push_back(p.frames); };
+  auto s = twinmaf::Scorer::create(cfg);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE((*s)->score({write_raw(c, false, "api_ref.yuv"), raw}, {{write_raw(c, true, "api_dis.yuv"), raw}}).ok());
+  EXPECT_EQ(seen, (std::vector<unsigned>{1, 2, 3, 4, 5}));
+  EXPECT_EQ((*s)->frames(), 5u);
+  auto vmaf = (*s)->pooled("vmaf");
+  ASSERT_TRUE(vmaf.ok()) << vmaf.status().message();
+  double sum = 0;
+  for (unsigned i = 0; i < 5; ++i) sum += *(*s)->score("vmaf", i);
+  EXPECT_EQ(vmaf->mean, sum / 5);
+  EXPECT_LE(vmaf->min, vmaf->mean);
+  EXPECT_GE(vmaf->max, vmaf->mean);
+  // libvmaf's names: the alias and the full name reach the same column.
+  EXPECT_EQ((*s)->score("integer_adm2", 2), (*s)->score("VMAF_integer_feature_adm2_score", 2));
+  ASSERT_EQ((*s)->summary().size(), 1u);
+  char line[64];
+  std::snprintf(line, sizeof line, "vmaf_v0.6.1: %f", vmaf->mean);
+  EXPECT_EQ((*s)->summary()[0].text, line);
+  const std::string json = (*s)->format(twinmaf::OutputFormat::kJson);
+  EXPECT_NE(json.find("\"apsnr_y\""), std::string::npos);
+  const std::string path = (std::filesystem::temp_directory_path() / "api_out.json").string();
+  ASSERT_TRUE((*s)->write(path, twinmaf::OutputFormat::kJson).ok());
+  std::ifstream in(path);
+  const std::string file((std::istreambuf_iterator<char>(in)), {});
+  // The file and the string differ only in fps (timed at each call).
+  EXPECT_EQ(file.substr(file.find("\"frames\"")), json.substr(json.find("\"frames\"")));
+  EXPECT_EQ((*s)->info().backends.size(), 5u);  // adm motion vif (the model), psnr psnr_hvs
+}
+
+TEST(Scorer, MisuseIsAStatus) {
+  ScorerConfig bad;
+  bad.features = {"no_such_feature"};
+  EXPECT_EQ(twinmaf::Scorer::create(bad).status().code(), twinmaf::Code::kInvalidArgument);
+  bad.features = {"psnr=enable_chroma=maybe"};
+  EXPECT_FALSE(twinmaf::Scorer::create(bad).ok());
+  bad = {};
+  bad.models = {"version=vmaf_v9"};
+  EXPECT_FALSE(twinmaf::Scorer::create(bad).ok());
+
+  auto s = twinmaf::Scorer::create(config(0));
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE((*s)->push(nullptr, {nullptr}).ok());  // before open()
+  EXPECT_FALSE((*s)->flush().ok());
+  EXPECT_FALSE((*s)->pooled("vmaf").ok());  // no results yet
+  const VideoFormat f{64, 48, PixFmt::k420, 10};
+  ASSERT_TRUE((*s)->open(f).ok());
+  EXPECT_FALSE((*s)->open(f).ok());  // one job per scorer
+  auto pic = (*s)->new_picture();
+  ASSERT_TRUE(pic.ok());
+  const Clip c = make_clip(f, 1, 5);
+  fill(**pic, c.ref[0]);
+  EXPECT_EQ((*s)->push(*pic, {}).code(), twinmaf::Code::kInvalidArgument);  // one distorted picture expected
+  auto other = std::make_shared<twinmaf::Picture>(VideoFormat{64, 48, PixFmt::k420, 8}, twinmaf::host_allocator());
+  EXPECT_EQ((*s)->push(*pic, {other}).code(), twinmaf::Code::kInvalidArgument);  // not the opened format
+  auto over = std::make_shared<twinmaf::Picture>(f, twinmaf::host_allocator());
+  fill(*over, c.dis[0]);
+  reinterpret_cast<uint16_t*>(over->mutable_data(0))[3] = 1024;  // above 10 bits
+  const twinmaf::Status range = (*s)->push(*pic, {over});
+  EXPECT_EQ(range.code(), twinmaf::Code::kBadInput) << range.message();
+  EXPECT_NE(range.message().find("exceeds 10 bits"), std::string::npos) << range.message();
+  // Nothing was scored: flush says so.
+  EXPECT_FALSE((*s)->flush().ok());
+}
+
+TEST(Scorer, PresetsAndBackendChoices) {
+  ScorerConfig cfg;
+  EXPECT_FALSE(twinmaf::apply_preset("aom_ctc", "v9.0", cfg).ok());
+  EXPECT_FALSE(twinmaf::apply_preset("other", "v1.0", cfg).ok());
+  auto b = twinmaf::parse_backend_choice("cuda,psnr_hvs=cpu,vif=auto");
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->backend, Backend::kCuda);
+  ASSERT_EQ(b->per_feature.size(), 2u);
+  EXPECT_EQ(b->per_feature[0], (std::pair<std::string, Backend>{"psnr_hvs", Backend::kCpu}));
+  EXPECT_EQ(b->per_feature[1], (std::pair<std::string, Backend>{"vif", Backend::kAuto}));
+  EXPECT_FALSE(twinmaf::parse_backend_choice("auto,nothing=cpu").ok());
+  EXPECT_FALSE(twinmaf::parse_backend_choice("vif=gpu").ok());
+  EXPECT_TRUE(twinmaf::has_feature("psnr"));
+  EXPECT_FALSE(twinmaf::has_feature("nothing"));
+}
+
+}  // namespace
