@@ -25,6 +25,7 @@
 // Scorer runs one job: score() or open()/push()/flush(), once.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -84,6 +85,14 @@ struct InputFile {
   std::optional<RawParams> raw;
 };
 
+// A picture in CUDA device memory (e.g. what NVDEC decoded): plane p starts
+// at planes[p], rows pitch[p] bytes apart, in the stored layout of
+// twinmaf/picture.h (8-bit samples as bytes, 9..16-bit as uint16).
+struct DevicePlanes {
+  const void* planes[3] = {};
+  std::size_t pitch[3] = {};
+};
+
 // Pooled values of one metric over the scored frames (libvmaf's
 // pooled_metrics).
 struct Pooled {
@@ -128,6 +137,11 @@ class Scorer {
   // format (any allocator; new_picture() avoids a copy into pinned memory).
   // Blocks while the frame loop is full; returns an earlier frame's error.
   Status push(PicturePtr reference, std::vector<PicturePtr> distorted);
+  // The next frame from device memory (CUDA builds): the planes the features
+  // read are copied into pictures of new_picture() once the work queued on
+  // `stream` (a cudaStream_t; null: the legacy stream) is done; the caller
+  // may reuse its buffers when this returns.
+  Status push_device(const DevicePlanes& reference, const std::vector<DevicePlanes>& distorted, void* stream = nullptr);
   // After the last push: waits for every frame and finishes the scores.
   Status flush();
 

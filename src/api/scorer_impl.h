@@ -1,0 +1,104 @@
+// Scorer's state (twinmaf/twinmaf.h), shared by scorer.cpp and the CUDA
+// half scorer_cuda.cpp.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/session.h"
+#include "model/model.h"
+#include "output/writer.h"
+#include "twinmaf/twinmaf.h"
+
+namespace twinmaf {
+
+// Pictures pushed by the caller, handed to the frame loop in order. push()
+// blocks while `capacity` frames wait; a closed feed ends the loop.
+using Clock = std::chrono::steady_clock;
+
+class PushFeed final : public FrameFeed {
+ public:
+  explicit PushFeed(size_t capacity) : capacity_(capacity) {}
+
+  // False when the loop has stopped taking frames (it failed).
+  bool push(FrameSet set) {
+    std::unique_lock lock(mutex_);
+    space_.wait(lock, [&] { return queue_.size() < capacity_ || stopped_; });
+    if (stopped_) return false;
+    set.index = pushed_++;
+    queue_.push_back(std::move(set));
+    ready_.notify_one();
+    return true;
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    ready_.notify_one();
+  }
+  // The loop is done (ended or failed): later pushes return false.
+  void stop() {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    space_.notify_all();
+  }
+  Result<bool> next(FrameSet* out) override {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
+    if (queue_.empty()) return false;
+    *out = std::move(queue_.front());
+    queue_.pop_front();
+    space_.notify_one();
+    return true;
+  }
+  std::string describe() const override { return "the pushed pictures"; }
+
+ private:
+  size_t capacity_;
+  std::mutex mutex_;
+  std::condition_variable ready_, space_;
+  std::deque<FrameSet> queue_;
+  unsigned pushed_ = 0;
+  bool closed_ = false;
+  bool stopped_ = false;
+};
+
+struct Scorer::Impl {
+  ScorerConfig cfg;
+  std::unique_ptr<Session> session;
+  std::vector<LoadedModel> models;
+  std::vector<std::string> labels;
+  RunInfo info;
+  RunReport report;
+  Clock::time_point t0;
+  bool used = false;
+  bool done = false;
+  // Push mode.
+  VideoFormat fmt;
+  InputPlan plan;
+  std::unique_ptr<PicturePool> pool;
+  std::unique_ptr<PushFeed> feed;
+  std::thread loop;
+  Status loop_status;
+
+  unsigned pushed = 0;
+
+  Status predict();
+  OutputInfo output_info(Precision precision) const;
+  Status check_done() const {
+    if (!done) TWINMAF_FAIL(kInvalidArgument, "no results yet: call score(), or flush() after push()");
+    return ok_status();
+  }
+  const Collector::Column* column(std::string_view metric, unsigned lane) const {
+    for (const Collector::Column& c : session->collector(lane).columns())
+      if (c.name == metric || feature_name_alias(c.name) == metric) return &c;
+    return nullptr;
+  }
+};
+
+}  // namespace twinmaf

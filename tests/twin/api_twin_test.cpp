@@ -1,0 +1,127 @@
+// The public API on the GPU path: pictures pushed from device memory
+// (push_device) and from host memory, on the CUDA and the CPU backends, give
+// the same bits; the CPU features of a GPU run (--backend auto,psnr_hvs=cpu)
+// give the CPU's bits at every thread count.
+#if TWINMAF_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+
+#include "io/planar.h"
+#include "tests/twin/twin_harness.h"
+#include "twinmaf/twinmaf.h"
+
+namespace twinmaf::test {
+namespace {
+
+// Fills `pic` from frame t of a packed clip.
+void fill(Picture& pic, const std::vector<uint8_t>& packed, int t) {
+  const VideoFormat& f = pic.format();
+  const uint8_t* src = packed.data() + size_t(t) * packed_frame_bytes(f);
+  for (int p = 0; p < f.planes(); ++p) {
+    const size_t row = size_t(f.stored_w(p)) * size_t(f.bytes_per_sample());
+    for (int y = 0; y < f.stored_h(p); ++y, src += row)
+      std::memcpy(pic.mutable_data(p) + size_t(y) * size_t(pic.stride(p)), src, row);
+  }
+}
+
+std::unique_ptr<Scorer> run_pushed(const Clip& c, int frames, ScorerConfig cfg, bool device) {
+  auto s = Scorer::create(std::move(cfg));
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  if (!s.ok()) return nullptr;
+  EXPECT_TRUE((*s)->open(c.f).ok());
+  // Device copies of each frame, with a pitch that is not the host stride.
+  std::vector<void*> buffers;
+  for (int t = 0; t < frames; ++t) {
+    auto ref = std::make_shared<Picture>(c.f, host_allocator());
+    auto dis = std::make_shared<Picture>(c.f, host_allocator());
+    fill(*ref, c.ref, t);
+    fill(*dis, c.dis, t);
+    Status st;
+    if (!device) {
+      st = (*s)->push(ref, {dis});
+    } else {
+      DevicePlanes d[2];
+      for (int k = 0; k < 2; ++k) {
+        const Picture& host = k == 0 ? *ref : *dis;
+        for (int p = 0; p < c.f.planes(); ++p) {
+          const size_t row = size_t(c.f.stored_w(p)) * size_t(c.f.bytes_per_sample()), pitch = row + 96;
+          void* buf = nullptr;
+          EXPECT_EQ(cudaSuccess, cudaMalloc(&buf, pitch * size_t(c.f.stored_h(p))));
+          buffers.push_back(buf);
+          EXPECT_EQ(cudaSuccess, cudaMemcpy2D(buf, pitch, host.data(p), size_t(host.stride(p)), row,
+                                              size_t(c.f.stored_h(p)), cudaMemcpyHostToDevice));
+          d[k].planes[p] = buf;
+          d[k].pitch[p] = pitch;
+        }
+      }
+      st = (*s)->push_device(d[0], {d[1]});
+    }
+    EXPECT_TRUE(st.ok()) << st.message();
+  }
+  const Status fl = (*s)->flush();
+  EXPECT_TRUE(fl.ok()) << fl.message();
+  for (void* b : buffers) cudaFree(b);
+  return std::move(*s);
+}
+
+void expect_same(const Scorer& a, const Scorer& b) {
+  ASSERT_EQ(a.frames(), b.frames());
+  ASSERT_EQ(a.metrics(), b.metrics());
+  for (const std::string& m : a.metrics())
+    for (unsigned i = 0; i < a.frames(); ++i) {
+      const auto x = a.score(m, i), y = b.score(m, i);
+      ASSERT_EQ(x.has_value(), y.has_value()) << m << " frame " << i;
+      if (!x) continue;
+      ASSERT_EQ(0, std::memcmp(&*x, &*y, sizeof(double))) << m << " frame " << i;
+      ++values_compared();
+    }
+}
+
+TEST(ApiTwin, DevicePicturesEqualHostPictures) {
+  REQUIRE_GPU();
+  for (const VideoFormat f : {VideoFormat{576, 324, PixFmt::k420, 8}, VideoFormat{357, 353, PixFmt::k444, 10}}) {
+    SCOPED_TRACE(describe(f, {"vmaf_v0.6.1", "psnr", "psnr_hvs"}, 6, 1));
+    const Clip c = ramp_clip(f, 6, 17);
+    ScorerConfig cfg;
+    cfg.models = {"version=vmaf_v0.6.1"};
+    cfg.features = {"psnr=enable_apsnr=true", "psnr_hvs"};
+    cfg.backend = Backend::kCpu;
+    const auto cpu_host = run_pushed(c, 6, cfg, false);
+    cfg.backend = Backend::kCuda;
+    const auto gpu_host = run_pushed(c, 6, cfg, false);
+    const auto gpu_device = run_pushed(c, 6, cfg, true);
+    ASSERT_TRUE(cpu_host && gpu_host && gpu_device);
+    for (const auto& [feature, backend] : gpu_device->info().backends) EXPECT_EQ(backend, "cuda") << feature;
+    expect_same(*cpu_host, *gpu_host);
+    expect_same(*cpu_host, *gpu_device);
+  }
+}
+
+// A GPU run whose CPU-assigned features run on the worker threads: the same
+// bits at every thread count.
+TEST(ApiTwin, CpuFeaturesOfAGpuRunAtEveryThreadCount) {
+  REQUIRE_GPU();
+  const VideoFormat f{640, 360, PixFmt::k420, 8};
+  const Clip c = ramp_clip(f, 12, 23);
+  ScorerConfig cfg;
+  cfg.features = {"psnr_hvs", "vif", "psnr", "motion"};
+  cfg.backend = Backend::kCpu;
+  const auto cpu = run_pushed(c, 12, cfg, false);
+  ASSERT_TRUE(cpu);
+  for (unsigned threads : {0u, 1u, 2u, 8u}) {
+    SCOPED_TRACE(testing::Message() << "threads " << threads);
+    cfg.backend = Backend::kAuto;
+    cfg.feature_backends = {{"psnr_hvs", Backend::kCpu}, {"psnr", Backend::kCpu}};
+    cfg.threads = threads;
+    const auto mixed = run_pushed(c, 12, cfg, false);
+    ASSERT_TRUE(mixed);
+    for (const auto& [feature, backend] : mixed->info().backends)
+      EXPECT_EQ(backend, feature == "psnr_hvs" || feature == "psnr" ? "cpu" : "cuda") << feature;
+    expect_same(*cpu, *mixed);
+  }
+}
+
+}  // namespace
+}  // namespace twinmaf::test
+#endif  // TWINMAF_HAVE_CUDA
