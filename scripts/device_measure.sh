@@ -4,12 +4,46 @@
 # benchmarks, one reference vs eight encodes. Output: stdout (tee it).
 # PART=device: twin tests, sanitizers, resident; PART=io: content, ceilings,
 # end to end, one reference vs eight; unset: both (longer than one device
-# call allows).
+# call allows). PART=engine: twin tests, then resident and end-to-end numbers
+# of this build beside those of an earlier build in .device/base/ (same
+# commands, same run), and a GPU run with a CPU-assigned feature at several
+# thread counts.
 set -u
 cd "$(dirname "$0")"
 R=./run.sh
 section() { echo; echo "=== $*"; }
 B="$R twinmaf_gpu_bench"
+if [[ ${PART:-} == engine ]]; then
+section "twin tests"
+timeout 240 $R twinmaf_twin 2>&1 | grep -E "^\[  (PASSED|FAILED)|^\[       OK|FAILED|twin:|Failure|frame [0-9]+:|terms differ" | head -80
+section "compute-sanitizer memcheck (the loop's threads, push_device)"
+timeout 100 $R compute-sanitizer --tool memcheck --error-exitcode 9 ./bin/twinmaf_twin \
+  --gtest_filter='Twin.SubsampleThree:Twin.GraphReplayOverLongSequences:ApiTwin.*' 2>&1 | tail -3
+python3 device_gen.py 3840 2160 480 /tmp/r4k.yuv /tmp/d4k.yuv 60
+python3 device_gen.py 1920 1080 600 /tmp/r1k.yuv /tmp/d1k.yuv 60
+cat /tmp/*.yuv > /dev/null
+R4="-r /tmp/r4k.yuv -d /tmp/d4k.yuv -w 3840 -h 2160 -p 420 -b 8 --backend cuda"
+I1="-r /tmp/r1k.yuv -d /tmp/d1k.yuv -w 1920 -h 1080 -p 420 -b 8"
+R1="$I1 --backend cuda"
+for build in base new; do
+  if [[ $build == base ]]; then X=base/run.sh; else X=$R; fi
+  section "$build: device resident, end to end"
+  $X twinmaf_gpu_bench resident 1920 1080 420 8 8000 adm vif motion
+  $X twinmaf_gpu_bench resident 3840 2160 420 8 2000 adm vif motion
+  $X twinmaf_bench $R4 --repeat 3
+  $X twinmaf_bench $R1 --repeat 3
+  for t in 1 8; do $X twinmaf_bench $R1 --threads $t --repeat 2; done
+done
+section "new: GPU run with CPU psnr_hvs (1080p, vif on the GPU), by --threads"
+for t in 0 1 2 4 8 16; do
+  $R twinmaf_bench $I1 -n --feature psnr_hvs --feature vif --backend auto,psnr_hvs=cpu --threads $t --repeat 2
+done
+section "new: the same features all on the CPU, by --threads"
+for t in 8 16; do $R twinmaf_bench $I1 -n --feature psnr_hvs --feature vif --backend cpu --threads $t --repeat 1; done
+section "new: --profile of the mixed run"
+$R twinmaf $I1 -n --feature psnr_hvs --feature vif --backend auto,psnr_hvs=cpu --threads 16 --profile -o /dev/null
+exit 0
+fi
 if [[ ${PART:-device} != io ]]; then
 section "twin tests"
 timeout 170 $R twinmaf_twin 2>&1 | grep -E "^\[  (PASSED|FAILED)|^\[       OK|FAILED|twin:|Failure|frame [0-9]+:" | head -60

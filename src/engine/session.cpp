@@ -210,10 +210,14 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   }
   FrameHistory history(ref_depth, dis_depth);
   const bool device = ring_planes > 0;
-  // Frames between admit and complete: a window on one thread; with workers,
-  // enough for the CPU features to keep them busy.
+  // The loop runs on the caller's thread, a window of frames apart, unless
+  // CPU features can use workers: a oneTBB pipeline carries a frame through
+  // its stages on one thread, so a run without CPU features would wait for
+  // the device frame by frame there. With workers, enough frames for the CPU
+  // features to keep them busy.
   const int window = device ? kDeviceWindow : 1;
-  const int in_loop = cfg_.threads == 0 || !any_cpu_ ? window : std::max<int>(window, 2 * int(cfg_.threads) + 2);
+  const bool workers = cfg_.threads > 0 && any_cpu_;
+  const int in_loop = workers ? std::max<int>(window, 2 * int(cfg_.threads) + 2) : window;
 
   std::unique_ptr<DeviceRun> dev;
   if (device) {
@@ -281,7 +285,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
     if (cfg_.on_frame) cfg_.on_frame(w.set.index);
   };
 
-  if (cfg_.threads == 0) {
+  if (!workers) {
     std::deque<std::unique_ptr<FrameWork>> loop;
     for (;;) {
       if (static_cast<int>(loop.size()) == in_loop) {
