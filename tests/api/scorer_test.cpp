@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/same_scores.h"
 #include "twinmaf/twinmaf.h"
 
 namespace {
@@ -90,24 +91,6 @@ ScorerConfig config(unsigned threads) {
   return cfg;
 }
 
-void expect_same_bits(const twinmaf::Scorer& a, const twinmaf::Scorer& b) {
-  ASSERT_EQ(a.frames(), b.frames());
-  ASSERT_EQ(a.metrics(), b.metrics());
-  size_t compared = 0;
-  for (const std::string& m : a.metrics())
-    for (unsigned i = 0; i < a.frames(); ++i) {
-      const auto x = a.score(m, i), y = b.score(m, i);
-      ASSERT_EQ(x.has_value(), y.has_value()) << m << " frame " << i;
-      if (!x) continue;
-      ASSERT_EQ(0, std::memcmp(&*x, &*y, sizeof(double))) << m << " frame " << i;
-      ++compared;
-    }
-  EXPECT_GT(compared, 0u);
-  ASSERT_EQ(a.aggregates().size(), b.aggregates().size());
-  for (size_t k = 0; k < a.aggregates().size(); ++k)
-    EXPECT_EQ(0, std::memcmp(&a.aggregates()[k].second, &b.aggregates()[k].second, sizeof(double)));
-}
-
 TEST(Scorer, PushedPicturesEqualTheFiles) {
   for (const VideoFormat f : {VideoFormat{96, 64, PixFmt::k420, 8}, VideoFormat{65, 49, PixFmt::k444, 10}})
     for (unsigned threads : {0u, 2u}) {
@@ -135,7 +118,7 @@ TEST(Scorer, PushedPicturesEqualTheFiles) {
       }
       const twinmaf::Status fl = (*pushed)->flush();
       ASSERT_TRUE(fl.ok()) << fl.message();
-      expect_same_bits(**files, **pushed);
+      twinmaf::test::expect_same_scores(**files, **pushed);
       EXPECT_EQ((*files)->format(twinmaf::OutputFormat::kCsv), (*pushed)->format(twinmaf::OutputFormat::kCsv));
     }
 }

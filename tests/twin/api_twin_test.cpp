@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "io/planar.h"
+#include "tests/support/same_scores.h"
 #include "tests/twin/twin_harness.h"
 #include "twinmaf/twinmaf.h"
 
@@ -65,19 +66,6 @@ std::unique_ptr<Scorer> run_pushed(const Clip& c, int frames, ScorerConfig cfg, 
   return std::move(*s);
 }
 
-void expect_same(const Scorer& a, const Scorer& b) {
-  ASSERT_EQ(a.frames(), b.frames());
-  ASSERT_EQ(a.metrics(), b.metrics());
-  for (const std::string& m : a.metrics())
-    for (unsigned i = 0; i < a.frames(); ++i) {
-      const auto x = a.score(m, i), y = b.score(m, i);
-      ASSERT_EQ(x.has_value(), y.has_value()) << m << " frame " << i;
-      if (!x) continue;
-      ASSERT_EQ(0, std::memcmp(&*x, &*y, sizeof(double))) << m << " frame " << i;
-      ++values_compared();
-    }
-}
-
 TEST(ApiTwin, DevicePicturesEqualHostPictures) {
   REQUIRE_GPU();
   for (const VideoFormat f : {VideoFormat{576, 324, PixFmt::k420, 8}, VideoFormat{357, 353, PixFmt::k444, 10}}) {
@@ -93,8 +81,8 @@ TEST(ApiTwin, DevicePicturesEqualHostPictures) {
     const auto gpu_device = run_pushed(c, 6, cfg, true);
     ASSERT_TRUE(cpu_host && gpu_host && gpu_device);
     for (const auto& [feature, backend] : gpu_device->info().backends) EXPECT_EQ(backend, "cuda") << feature;
-    expect_same(*cpu_host, *gpu_host);
-    expect_same(*cpu_host, *gpu_device);
+    values_compared() += expect_same_scores(*cpu_host, *gpu_host);
+    values_compared() += expect_same_scores(*cpu_host, *gpu_device);
   }
 }
 
@@ -118,7 +106,7 @@ TEST(ApiTwin, CpuFeaturesOfAGpuRunAtEveryThreadCount) {
     ASSERT_TRUE(mixed);
     for (const auto& [feature, backend] : mixed->info().backends)
       EXPECT_EQ(backend, feature == "psnr_hvs" || feature == "psnr" ? "cpu" : "cuda") << feature;
-    expect_same(*cpu, *mixed);
+    values_compared() += expect_same_scores(*cpu, *mixed);
   }
 }
 
