@@ -1,5 +1,5 @@
 // psnr_hvs CUDA kernels: libvmaf's per-plane running float sum ret, exactly,
-// in three steps (psnr_hvs_math.h has the arithmetic and the argument):
+// in three steps (base/ordered_sum.h has the arithmetic and the argument):
 //   1. one thread per 8x8 block: the shared scalar block kernel (the CPU's
 //      operations in the CPU's order; --fmad=false, IEEE division and sqrt),
 //      its 64 terms stored in order, then the leaf's info and 24 increment
@@ -13,7 +13,7 @@
 //      associative and exact), the first child that must be entered found by
 //      a ballot; leaves where r changes binade are summed as floats.
 // Nothing here is a float reduction in another order: the only float sums
-// are psnr_hvs_leaf_add's, in sequence.
+// are ordered_sum_leaf_add's, in sequence.
 #include "features/psnr_hvs/psnr_hvs_kernels.h"
 #include "gpu/reduce.cuh"
 
@@ -27,6 +27,7 @@ __constant__ float c_mask[3][64];
 constexpr int kLeafThreads = 128;
 constexpr int kNodeThreads = 256;
 constexpr unsigned kFull = 0xffffffffu;
+constexpr int kWindow = OrderedSumFormat<float>::kWindow;
 
 // The plane of a flattened entry index of one level; *local is the index
 // inside the plane. Planes without entries at that level are passed over.
@@ -71,12 +72,12 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_kernel(PsnrHvsLaunch l) {
 #pragma unroll
   for (int k = 0; k < 16; ++k) out4[k] = make_float4(t[4 * k], t[4 * k + 1], t[4 * k + 2], t[4 * k + 3]);
   // The leaf's steps from the stored terms (this thread's own writes).
-  PsnrHvsSteps steps[kPsnrHvsWindow];
-  const uint32_t info = psnr_hvs_leaf_steps(out, kPsnrHvsTerms, steps);
+  OrderedSumSteps<float> steps[kWindow];
+  const uint32_t info = ordered_sum_leaf_steps(out, kPsnrHvsTerms, steps);
   l.info[g] = info;
-  PsnrHvsSteps* so = l.steps + static_cast<size_t>(g) * kPsnrHvsWindow;
+  OrderedSumSteps<float>* so = l.steps + static_cast<size_t>(g) * kWindow;
 #pragma unroll
-  for (int j = 0; j < kPsnrHvsWindow; ++j) so[j] = steps[j];
+  for (int j = 0; j < kWindow; ++j) so[j] = steps[j];
 }
 
 // Leaf steps of terms already in l.terms (psnr_hvs_sum_terms: the reduction
@@ -84,34 +85,34 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_kernel(PsnrHvsLaunch l) {
 __global__ void __launch_bounds__(kLeafThreads) leaf_steps_kernel(PsnrHvsLaunch l) {
   const int g = static_cast<int>(blockIdx.x) * kLeafThreads + static_cast<int>(threadIdx.x);
   if (g >= l.leaves) return;
-  PsnrHvsSteps steps[kPsnrHvsWindow];
-  l.info[g] = psnr_hvs_leaf_steps(l.terms + static_cast<size_t>(g) * kPsnrHvsTerms, kPsnrHvsTerms, steps);
-  PsnrHvsSteps* so = l.steps + static_cast<size_t>(g) * kPsnrHvsWindow;
+  OrderedSumSteps<float> steps[kWindow];
+  l.info[g] = ordered_sum_leaf_steps(l.terms + static_cast<size_t>(g) * kPsnrHvsTerms, kPsnrHvsTerms, steps);
+  OrderedSumSteps<float>* so = l.steps + static_cast<size_t>(g) * kWindow;
 #pragma unroll
-  for (int j = 0; j < kPsnrHvsWindow; ++j) so[j] = steps[j];
+  for (int j = 0; j < kWindow; ++j) so[j] = steps[j];
 }
 
 __global__ void __launch_bounds__(kNodeThreads) node_kernel(PsnrHvsLaunch l, int level) {
   const int tid = static_cast<int>(blockIdx.x) * kNodeThreads + static_cast<int>(threadIdx.x);
-  if (tid >= l.level_total[level] * kPsnrHvsWindow) return;
-  const int j = tid % kPsnrHvsWindow;
+  if (tid >= l.level_total[level] * kWindow) return;
+  const int j = tid % kWindow;
   int i = 0;
-  const int p = plane_of(l, level, tid / kPsnrHvsWindow, &i);
+  const int p = plane_of(l, level, tid / kWindow, &i);
   const PsnrHvsPlaneGeometry& pg = l.plane[p];
-  const int first = i * kPsnrHvsFanout;
+  const int first = i * kOrderedSumFanout;
   const int rest = pg.count[level - 1] - first;
-  const int n = rest < kPsnrHvsFanout ? rest : kPsnrHvsFanout;
+  const int n = rest < kOrderedSumFanout ? rest : kOrderedSumFanout;
   const int child = pg.node_begin[level - 1] + first;
   const uint32_t* ci = l.info + child;
-  const PsnrHvsSteps* cs = l.steps + static_cast<size_t>(child) * kPsnrHvsWindow;
-  const uint32_t info = psnr_hvs_node_info(ci, n);
+  const OrderedSumSteps<float>* cs = l.steps + static_cast<size_t>(child) * kWindow;
+  const uint32_t info = ordered_sum_node_info<float>(ci, n);
   const int self = pg.node_begin[level] + i;
-  l.steps[static_cast<size_t>(self) * kPsnrHvsWindow + j] = psnr_hvs_node_step(ci, cs, n, info, j);
+  l.steps[static_cast<size_t>(self) * kWindow + j] = ordered_sum_node_step(ci, cs, n, info, j);
   if (j == 0) l.info[self] = info;
 }
 
-// psnr_hvs_walk's scanner for one warp: the same decisions as
-// PsnrHvsSequentialScan, 32 entries at a time. Lane i takes entry c + i; an
+// ordered_sum_walk's scanner for one warp: the same decisions as
+// OrderedSumSequentialScan, 32 entries at a time. Lane i takes entry c + i; an
 // inclusive scan of the increment pairs gives each lane the increment of
 // entries c .. c+i together; the first lane that must be entered, or whose
 // prefix no longer fits r's binade, stops the run; r takes the prefix before
@@ -119,32 +120,32 @@ __global__ void __launch_bounds__(kNodeThreads) node_kernel(PsnrHvsLaunch l, int
 struct WarpScan {
   int lane;
 
-  __device__ int advance(const PsnrHvsTree& t, int level, int c, int end, uint32_t& r) const {
+  __device__ int advance(const OrderedSumTree<float>& t, int level, int c, int end, uint32_t& r) const {
     const uint32_t* info = t.info[level];
-    const PsnrHvsSteps* steps = t.steps[level];
+    const OrderedSumSteps<float>* steps = t.steps[level];
     while (c < end) {
       const int i = c + lane;
       const bool in = i < end;
-      PsnrHvsSteps s;
-      const int e = in ? psnr_hvs_effect(r, info[i], steps + static_cast<size_t>(i) * kPsnrHvsWindow, &s)
-                       : static_cast<int>(kPsnrHvsSkip);
-      PsnrHvsSteps pre = s;
+      OrderedSumSteps<float> s;
+      const int e = in ? ordered_sum_effect(r, info[i], steps + static_cast<size_t>(i) * kWindow, &s)
+                       : static_cast<int>(kOrderedSumSkip);
+      OrderedSumSteps<float> pre = s;
 #pragma unroll
       for (int dist = 1; dist < kWarp; dist <<= 1) {
-        PsnrHvsSteps q;
+        OrderedSumSteps<float> q;
         q.even = __shfl_up_sync(kFull, pre.even, dist);
         q.odd = __shfl_up_sync(kFull, pre.odd, dist);
-        if (lane >= dist) pre = psnr_hvs_then(q, pre);
+        if (lane >= dist) pre = ordered_sum_then(q, pre);
       }
-      const bool stop = in && (e == kPsnrHvsEnter || (e == kPsnrHvsAdd && !psnr_hvs_fits(r, pre)));
+      const bool stop = in && (e == kOrderedSumEnter || (e == kOrderedSumAdd && !ordered_sum_fits(r, pre)));
       const unsigned bad = __ballot_sync(kFull, stop);
       const int n = end - c < kWarp ? end - c : kWarp;
       const int k = bad ? __ffs(static_cast<int>(bad)) - 1 : n;
       if (k > 0) {
-        PsnrHvsSteps done;
+        OrderedSumSteps<float> done;
         done.even = __shfl_sync(kFull, pre.even, k - 1);
         done.odd = __shfl_sync(kFull, pre.odd, k - 1);
-        r = psnr_hvs_apply(r, done);
+        r = ordered_sum_apply(r, done);
       }
       if (k < n) return c + k;
       c += kWarp;
@@ -152,24 +153,25 @@ struct WarpScan {
     return end;
   }
 
-  __device__ void leaf(const PsnrHvsTree& t, int c, uint32_t& r) const {
-    r = psnr_hvs_leaf_add(r, t.terms + static_cast<size_t>(c) * kPsnrHvsTerms, kPsnrHvsTerms);
+  __device__ void leaf(const OrderedSumTree<float>& t, int c, uint32_t& r) const {
+    r = ordered_sum_leaf_add(r, t.terms + static_cast<size_t>(c) * kPsnrHvsTerms, kPsnrHvsTerms);
   }
 };
 
 __global__ void __launch_bounds__(kWarp) walk_kernel(PsnrHvsLaunch l, uint32_t* ret) {
   const PsnrHvsPlaneGeometry& pg = l.plane[blockIdx.x];
   if (pg.levels == 0) return;
-  PsnrHvsTree tree;
+  OrderedSumTree<float> tree;
   tree.levels = pg.levels;
+  tree.leaf = kPsnrHvsTerms;
   for (int level = 0; level < pg.levels; ++level) {
     tree.count[level] = pg.count[level];
     tree.info[level] = l.info + pg.node_begin[level];
-    tree.steps[level] = l.steps + static_cast<size_t>(pg.node_begin[level]) * kPsnrHvsWindow;
+    tree.steps[level] = l.steps + static_cast<size_t>(pg.node_begin[level]) * kWindow;
   }
   tree.terms = l.terms + static_cast<size_t>(pg.node_begin[0]) * kPsnrHvsTerms;
   WarpScan scan{static_cast<int>(threadIdx.x)};
-  const uint32_t r = psnr_hvs_walk(tree, scan);
+  const uint32_t r = ordered_sum_walk(tree, scan);
   if (threadIdx.x == 0) ret[blockIdx.x] = r;
 }
 
@@ -186,7 +188,7 @@ namespace {
 // Levels >= 1 and the walks.
 cudaError_t reduce(const PsnrHvsLaunch& l, uint32_t* ret, cudaStream_t stream) {
   for (int level = 1; level < l.levels; ++level) {
-    const int threads = l.level_total[level] * kPsnrHvsWindow;
+    const int threads = l.level_total[level] * kWindow;
     node_kernel<<<static_cast<unsigned>((threads + kNodeThreads - 1) / kNodeThreads), kNodeThreads, 0, stream>>>(
         l, level);
   }

@@ -1,5 +1,5 @@
 // psnr_hvs CUDA twin: computes each plane's libvmaf running sum ret on the
-// device (psnr_hvs.cu, exact by psnr_hvs_math.h's tree) and hands it to the
+// device (psnr_hvs.cu, exact by base/ordered_sum.h's tree) and hands it to the
 // shared finish() as PsnrHvsTerms whose only term is ret (the ordered sum of
 // {ret} from +0 is ret). 12 bytes per frame cross the bus.
 //
@@ -27,7 +27,7 @@ class PsnrHvsTwin final : public Twin {
       : fmt_(fmt), launch_(launch), terms_(std::move(terms)), info_(std::move(info)), steps_(std::move(steps)) {
     launch_.terms = reinterpret_cast<float*>(terms_.get());
     launch_.info = reinterpret_cast<uint32_t*>(info_.get());
-    launch_.steps = reinterpret_cast<PsnrHvsSteps*>(steps_.get());
+    launch_.steps = reinterpret_cast<OrderedSumSteps<float>*>(steps_.get());
   }
   std::size_t terms_bytes() const override { return sizeof(DeviceTerms); }
   bool reads_chroma() const override { return true; }
@@ -89,7 +89,8 @@ Result<std::unique_ptr<Twin>> make_psnr_hvs_twin(const Options&, const VideoForm
                            gpu::DeviceBuffer::create(bytes(std::size_t(entries) * sizeof(uint32_t))));
   TWINMAF_ASSIGN_OR_RETURN(
       gpu::DeviceBuffer steps,
-      gpu::DeviceBuffer::create(bytes(std::size_t(entries) * kPsnrHvsWindow * sizeof(PsnrHvsSteps))));
+      gpu::DeviceBuffer::create(
+          bytes(std::size_t(entries) * OrderedSumFormat<float>::kWindow * sizeof(OrderedSumSteps<float>))));
   return std::unique_ptr<Twin>(
       std::make_unique<PsnrHvsTwin>(fmt, l, std::move(terms), std::move(info), std::move(steps)));
 }

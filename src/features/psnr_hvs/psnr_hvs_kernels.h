@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/ordered_sum.h"
 #include "features/psnr_hvs/psnr_hvs_math.h"
 
 namespace twinmaf::cuda {
@@ -21,9 +22,9 @@ struct PsnrHvsPlaneGeometry {
   const uint8_t* dis = nullptr;
   std::size_t pitch = 0;
   int nbx = 0, nby = 0;  // blocks across and down (0: the plane has none)
-  int levels = 0;        // psnr_hvs_tree_levels
-  int count[kPsnrHvsMaxLevels] = {};
-  int node_begin[kPsnrHvsMaxLevels] = {};
+  int levels = 0;        // ordered_sum_tree_levels
+  int count[kOrderedSumMaxLevels] = {};
+  int node_begin[kOrderedSumMaxLevels] = {};
 };
 
 struct PsnrHvsLaunch {
@@ -31,19 +32,19 @@ struct PsnrHvsLaunch {
   int bpc = 8;
   int leaves = 0;                                 // blocks of all planes
   int levels = 0;                                 // most levels of a plane
-  int level_total[kPsnrHvsMaxLevels] = {};        // entries of each level, all planes
+  int level_total[kOrderedSumMaxLevels] = {};        // entries of each level, all planes
   float* terms = nullptr;                         // [leaves][64]
   uint32_t* info = nullptr;                       // [entries]
-  PsnrHvsSteps* steps = nullptr;                  // [entries][kPsnrHvsWindow]
+  OrderedSumSteps<float>* steps = nullptr;        // [entries][kWindow]
 };
 
 // Fills the tree geometry of l from each plane's nbx/nby (level-major entry
 // layout, above); returns the number of entries (the info/steps sizes).
 inline int psnr_hvs_layout(PsnrHvsLaunch& l) {
   l.leaves = l.levels = 0;
-  for (int level = 0; level < kPsnrHvsMaxLevels; ++level) l.level_total[level] = 0;
+  for (int level = 0; level < kOrderedSumMaxLevels; ++level) l.level_total[level] = 0;
   for (PsnrHvsPlaneGeometry& g : l.plane) {
-    g.levels = psnr_hvs_tree_levels(g.nbx * g.nby, g.count);
+    g.levels = ordered_sum_tree_levels(g.nbx * g.nby, g.count);
     l.levels = g.levels > l.levels ? g.levels : l.levels;
     l.leaves += g.levels ? g.count[0] : 0;
   }
