@@ -5,7 +5,7 @@
 // model). libvmaf sums floats this way (psnr_hvs's ret, ...); no
 // reassociation of float partial sums reproduces such a sum, since each
 // rounding depends on the running value. CUDA-safe (no fmt, no Status): the
-// tree arithmetic is TWINMAF_HD (psnr_hvs.cu runs it on the device).
+// tree arithmetic is TWINMAF_HD; gpu/ordered_sum.cuh has its kernels.
 //
 // F is float or double, with p significand bits, hidden bit included (p = 24
 // or 53: OrderedSumFormat<F>::kDigits). For r in the binade [2^E, 2^(E+1)),
@@ -302,7 +302,7 @@ TWINMAF_HD int ordered_sum_tree_levels(int leaves, int count[kOrderedSumMaxLevel
 //     up to the first that must be entered; returns its index, or end;
 //   void leaf(const OrderedSumTree<F>&, int c, Uint& r): the leaf's float sums.
 // A sequential scanner is OrderedSumSequentialScan; the device's is a warp
-// (psnr_hvs.cu).
+// (gpu/ordered_sum.cuh).
 #if defined(__CUDACC__)
 #pragma nv_exec_check_disable
 #endif
@@ -354,6 +354,54 @@ struct OrderedSumSequentialScan {
     r = ordered_sum_leaf_add(r, t.terms + static_cast<size_t>(c) * t.leaf, t.leaf);
   }
 };
+
+// The trees of kTrees independent sequences in one set of flat arrays (what
+// one device launch reduces; gpu/ordered_sum.cuh). Entries of every level
+// live in `info` and `steps`, level-major: level L of tree i starts at
+// tree[i].node_begin[L] and the trees' ranges of one level follow each other,
+// so a level of all trees is one contiguous range. Level 0 of tree i starts
+// at tree[i].node_begin[0], which is also its first leaf in `terms`.
+struct OrderedSumTreeGeometry {
+  int levels = 0;  // ordered_sum_tree_levels
+  int count[kOrderedSumMaxLevels] = {};
+  int node_begin[kOrderedSumMaxLevels] = {};
+};
+
+template <typename F, int kLeaf, int kTrees>
+struct OrderedSumForest {
+  static_assert(kLeaf >= 1 && kLeaf <= OrderedSumFormat<F>::kMaxLeaf);
+  OrderedSumTreeGeometry tree[kTrees];
+  int leaves = 0;                                  // leaves of all trees
+  int levels = 0;                                  // most levels of a tree
+  int level_total[kOrderedSumMaxLevels] = {};      // entries of each level, all trees
+  F* terms = nullptr;                              // [leaves][kLeaf]
+  uint32_t* info = nullptr;                        // [entries]
+  OrderedSumSteps<F>* steps = nullptr;             // [entries][kWindow]
+};
+
+// Fills the geometry of f for leaves[i] leaves in tree i (level-major entry
+// layout, above); returns the number of entries (the info/steps sizes).
+template <typename F, int kLeaf, int kTrees>
+int ordered_sum_forest_layout(OrderedSumForest<F, kLeaf, kTrees>& f, const int leaves[kTrees]) {
+  f.leaves = f.levels = 0;
+  for (int level = 0; level < kOrderedSumMaxLevels; ++level) f.level_total[level] = 0;
+  for (int i = 0; i < kTrees; ++i) {
+    OrderedSumTreeGeometry& g = f.tree[i];
+    g.levels = ordered_sum_tree_levels(leaves[i], g.count);
+    f.levels = g.levels > f.levels ? g.levels : f.levels;
+    f.leaves += g.levels ? g.count[0] : 0;
+  }
+  int entries = 0;
+  for (int level = 0; level < f.levels; ++level)
+    for (OrderedSumTreeGeometry& g : f.tree) {
+      g.node_begin[level] = entries;
+      if (g.levels > level) {
+        entries += g.count[level];
+        f.level_total[level] += g.count[level];
+      }
+    }
+  return entries;
+}
 
 // Host side (ordered_sum.cpp).
 

@@ -65,7 +65,7 @@
 // frame of noise, 6-16 MB of real content even after dropping the +0 ones)
 // and a host finish of milliseconds. It computes ret itself, exactly, on the
 // device with base/ordered_sum.h's tree (one leaf per block: its 64 terms,
-// zeros included), whose value is the plain loop's bit
+// zeros included; gpu/ordered_sum.cuh), whose value is the plain loop's bit
 // for bit (the argument is there; ordered_sum_tree_sum is its host model,
 // tested against the plain loop). The twin's PsnrHvsTerms hold, per plane,
 // the block count and the single term ret, whose ordered sum from +0 is ret
