@@ -32,8 +32,15 @@ TWINMAF_HD int ctz32(uint32_t x) {
   return std::countr_zero(x);
 #endif
 }
+TWINMAF_HD int ctz64(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return std::countr_zero(x);
+#endif
+}
 
-// The IEEE bits of a float, and back.
+// The IEEE bits of a float or a double, and back.
 TWINMAF_HD uint32_t float_bits(float f) {
 #if defined(__CUDA_ARCH__)
   return __float_as_uint(f);
@@ -46,6 +53,20 @@ TWINMAF_HD float bits_float(uint32_t u) {
   return __uint_as_float(u);
 #else
   return std::bit_cast<float>(u);
+#endif
+}
+TWINMAF_HD uint64_t double_bits(double f) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint64_t>(__double_as_longlong(f));
+#else
+  return std::bit_cast<uint64_t>(f);
+#endif
+}
+TWINMAF_HD double bits_double(uint64_t u) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  return std::bit_cast<double>(u);
 #endif
 }
 

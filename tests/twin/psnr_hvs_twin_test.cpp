@@ -1,9 +1,10 @@
 // psnr_hvs twin tests.
 //
-// Host (no GPU needed): the tree sum of psnr_hvs_math.h, the algorithm the twin
-// runs, against the plain running float sum on adversarial sequences, on
-// every block term of real block-kernel output (zeros included, as the device
-// has them), and with a host emulation of the twin's warp scanner.
+// Host (no GPU needed): the tree sum of base/ordered_sum.h, the algorithm the
+// twin runs, and a host emulation of the twin's warp scanner, against the
+// plain running float sum on every block term of real block-kernel output
+// (zeros included, as the device has them). The tree on arbitrary sequences
+// is tested in tests/unit/ordered_sum_test.cpp.
 //
 // GPU: (1) the device reduction alone (psnr_hvs_sum_terms) on the same
 // adversarial sequences, bits compared with the plain loop; (2) the twin's
@@ -19,10 +20,12 @@
 #include <limits>
 #include <sstream>
 
+#include "base/ordered_sum.h"
 #include "features/psnr_hvs/psnr_hvs.h"
 #include "io/planar.h"
 #include "tests/support/float_sequences.h"
 #include "tests/support/noise_clip.h"
+#include "tests/support/warp_scan_emulation.h"
 #include "tests/twin/twin_harness.h"
 #if TWINMAF_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -88,94 +91,6 @@ void fill_pair(Picture& ref, Picture& dis, int amp, uint64_t seed) {
       }
 }
 
-// The twin's warp scanner (psnr_hvs.cu WarpScan), lane arrays instead of
-// registers: the same effects, the same Hillis-Steele inclusive scan, the
-// same stop rule.
-struct EmulatedWarpScan {
-  int advance(const PsnrHvsTree& t, int level, int c, int end, uint32_t& r) const {
-    while (c < end) {
-      PsnrHvsSteps pre[32];
-      int e[32];
-      for (int lane = 0; lane < 32; ++lane) {
-        const int i = c + lane;
-        e[lane] = kPsnrHvsSkip;
-        pre[lane] = {};
-        if (i < end)
-          e[lane] = psnr_hvs_effect(r, t.info[level][i], t.steps[level] + size_t(i) * kPsnrHvsWindow, &pre[lane]);
-      }
-      for (int dist = 1; dist < 32; dist <<= 1) {
-        PsnrHvsSteps next[32];
-        for (int lane = 0; lane < 32; ++lane)
-          next[lane] = lane >= dist ? psnr_hvs_then(pre[lane - dist], pre[lane]) : pre[lane];
-        std::copy(next, next + 32, pre);
-      }
-      const int n = std::min(32, end - c);
-      int k = n;
-      for (int lane = 0; lane < n; ++lane)
-        if (e[lane] == kPsnrHvsEnter || (e[lane] == kPsnrHvsAdd && !psnr_hvs_fits(r, pre[lane]))) {
-          k = lane;
-          break;
-        }
-      if (k > 0) r = psnr_hvs_apply(r, pre[k - 1]);
-      if (k < n) return c + k;
-      c += 32;
-    }
-    return end;
-  }
-  void leaf(const PsnrHvsTree& t, int c, uint32_t& r) const {
-    r = psnr_hvs_leaf_add(r, t.terms + size_t(c) * kPsnrHvsTerms, kPsnrHvsTerms);
-  }
-};
-
-float emulated_warp_sum(const std::vector<float>& v) {
-  PsnrHvsHostTree t;
-  psnr_hvs_build_tree(v, t);
-  EmulatedWarpScan scan;
-  return bits_float(psnr_hvs_walk(t.tree, scan));
-}
-
-const size_t kLengths[] = {1, 63, 64, 65, 2048, 2049, 70000, 300000};
-
-TEST(PsnrHvsTreeSum, EqualsThePlainLoopOnAdversarialSequences) {
-  size_t cases = 0;
-  for (int kind = 0; kind < kFloatSequenceKinds; ++kind)
-    for (size_t n : kLengths) {
-      const std::vector<float> v = float_sequence(kind, n, uint64_t(kind) * 1000 + n);
-      const std::string what = "kind " + std::to_string(kind) + " n " + std::to_string(n);
-      const float naive = psnr_hvs_ordered_sum_naive(v);
-      expect_same_bits(naive, psnr_hvs_tree_sum(v), what);
-      expect_same_bits(naive, emulated_warp_sum(v), what + " (warp)");
-      ++cases;
-    }
-  EXPECT_EQ(cases, 96u);
-}
-
-TEST(PsnrHvsTreeSum, SpecialValuesAndTies) {
-  std::vector<std::vector<float>> seqs = {{}, std::vector<float>(5000, 0.0f)};
-  std::vector<float> v(7000, 1.5f);
-  v[3000] = std::numeric_limits<float>::infinity();
-  seqs.push_back(v);
-  v[3000] = -2.0f;  // outside the contract: an opaque leaf, still the plain loop's value
-  seqs.push_back(v);
-  v[3000] = -0.0f;
-  seqs.push_back(v);
-  seqs.push_back(std::vector<float>(5000, 0x1p126f));  // overflow to inf
-  for (float start : {0x1p24f + 2.0f, 0x1p24f + 4.0f, 0x1p24f + 6.0f}) {  // tie runs against odd/even r
-    std::vector<float> t(5000, 1.0f);
-    t[0] = start;
-    seqs.push_back(t);
-    for (size_t i = 1; i < t.size(); i += 3) t[i] = 3.0f;
-    seqs.push_back(t);
-  }
-  for (size_t i = 0; i < seqs.size(); ++i) {
-    const float naive = psnr_hvs_ordered_sum_naive(seqs[i]);
-    expect_same_bits(naive, psnr_hvs_tree_sum(seqs[i]), "sequence " + std::to_string(i));
-    expect_same_bits(naive, emulated_warp_sum(seqs[i]), "sequence " + std::to_string(i) + " (warp)");
-  }
-  v[3000] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_TRUE(std::isnan(psnr_hvs_tree_sum(v)));
-}
-
 TEST(PsnrHvsTreeSum, EqualsThePlainLoopOnBlockTerms) {
   // Every term of real block-kernel output (noise of small and full amplitude
   // at 8 and 12 bit), zeros included, and the CPU's compacted terms: the tree
@@ -190,11 +105,13 @@ TEST(PsnrHvsTreeSum, EqualsThePlainLoopOnBlockTerms) {
         const std::vector<float> all = all_block_terms(ref, dis, p);
         PsnrHvsPlaneTerms cpu;
         psnr_hvs_plane_terms_ref(ref.plane(p), dis.plane(p), bpc, p, cpu);
-        const float want = psnr_hvs_ordered_sum(cpu.terms);
+        const float want = ordered_sum(cpu.terms);
         ASSERT_GT(want, 0.0f);
-        expect_same_bits(want, psnr_hvs_ordered_sum_naive(all), "naive over all terms");
-        expect_same_bits(want, psnr_hvs_tree_sum(all), "tree");
-        expect_same_bits(want, emulated_warp_sum(all), "tree (warp)");
+        expect_same_bits(want, ordered_sum_naive(all), "naive over all terms");
+        OrderedSumHostTree<float> tree;
+        ordered_sum_build_tree(all, kPsnrHvsTerms, tree);
+        expect_same_bits(want, ordered_sum_tree_sum(all, kPsnrHvsTerms), "tree");
+        expect_same_bits(want, emulated_warp_sum(tree.tree), "tree (warp)");
         ++checked;
       }
     }
@@ -202,6 +119,8 @@ TEST(PsnrHvsTreeSum, EqualsThePlainLoopOnBlockTerms) {
 }
 
 #if TWINMAF_HAVE_CUDA
+
+const size_t kLengths[] = {1, 63, 64, 65, 2048, 2049, 70000, 300000};
 
 // The device reduction alone on three sequences at once (one per "plane").
 void device_sums(const std::vector<float>* seqs[3], float out[3]) {
@@ -216,16 +135,17 @@ void device_sums(const std::vector<float>* seqs[3], float out[3]) {
     terms.insert(terms.end(), seqs[p]->begin(), seqs[p]->end());
     terms.resize(terms.size() + (64 - seqs[p]->size() % 64) % 64, 0.0f);
   }
-  ASSERT_EQ(terms.size(), size_t(l.leaves) * 64);
+  ASSERT_EQ(terms.size(), size_t(l.sums.leaves) * 64);
   auto t = gpu::DeviceBuffer::create(terms.size() * 4 + 4);
   auto i = gpu::DeviceBuffer::create(size_t(entries) * 4 + 4);
-  auto s = gpu::DeviceBuffer::create(size_t(entries) * kPsnrHvsWindow * sizeof(PsnrHvsSteps) + 8);
+  auto s =
+      gpu::DeviceBuffer::create(size_t(entries) * OrderedSumFormat<float>::kWindow * sizeof(OrderedSumSteps<float>) + 8);
   auto r = gpu::DeviceBuffer::create(16);
   ASSERT_TRUE(t.ok() && i.ok() && s.ok() && r.ok());
-  l.terms = reinterpret_cast<float*>(t->get());
-  l.info = reinterpret_cast<uint32_t*>(i->get());
-  l.steps = reinterpret_cast<PsnrHvsSteps*>(s->get());
-  ASSERT_EQ(cudaSuccess, cudaMemcpy(l.terms, terms.data(), terms.size() * 4, cudaMemcpyHostToDevice));
+  l.sums.terms = reinterpret_cast<float*>(t->get());
+  l.sums.info = reinterpret_cast<uint32_t*>(i->get());
+  l.sums.steps = reinterpret_cast<OrderedSumSteps<float>*>(s->get());
+  ASSERT_EQ(cudaSuccess, cudaMemcpy(l.sums.terms, terms.data(), terms.size() * 4, cudaMemcpyHostToDevice));
   ASSERT_EQ(cudaSuccess, cudaMemset(r->get(), 0, 16));
   ASSERT_EQ(cudaSuccess, cuda::psnr_hvs_sum_terms(l, reinterpret_cast<uint32_t*>(r->get()), nullptr));
   uint32_t bits[3];
@@ -247,7 +167,7 @@ TEST(PsnrHvsTwin, DeviceReductionEqualsThePlainLoop) {
       float got[3];
       device_sums(seqs, got);
       for (int p = 0; p < 3; ++p)
-        expect_same_bits(psnr_hvs_ordered_sum_naive(v[p]), got[p],
+        expect_same_bits(ordered_sum_naive(v[p]), got[p],
                          "kind " + std::to_string(kind) + " n " + std::to_string(v[p].size()));
       cases += 3;
     }
@@ -293,7 +213,7 @@ void expect_twin_ret(const VideoFormat& f, int amp, uint64_t seed, int* positive
     PsnrHvsPlaneTerms cpu;
     psnr_hvs_plane_terms_ref(ref.plane(p), dis.plane(p), f.bpc, p, cpu);
     ASSERT_EQ(cpu.blocks, got.plane[p].blocks) << "plane " << p;
-    const float want = psnr_hvs_ordered_sum(cpu.terms), have = psnr_hvs_ordered_sum(got.plane[p].terms);
+    const float want = ordered_sum(cpu.terms), have = ordered_sum(got.plane[p].terms);
     ASSERT_EQ(std::bit_cast<uint32_t>(want), std::bit_cast<uint32_t>(have))
         << "plane " << p << ": cpu " << want << " cuda " << have;
     if (amp == 0 || cpu.blocks == 0) EXPECT_EQ(want, 0.0f);

@@ -1,7 +1,8 @@
 // psnr_hvs: the Extractor (lane kernel + compacted terms + fast ordered sum)
 // against a direct evaluation of the definition (the scalar block kernel and
 // one plain running float sum over every term, zeros included), plus the
-// special values, init errors and the exactness of the fast ordered sum.
+// special values and init errors. The ordered sum itself is tested in
+// ordered_sum_test.cpp.
 #include "features/psnr_hvs/psnr_hvs.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +17,6 @@
 
 #include "core/collector.h"
 #include "core/options.h"
-#include "tests/support/float_sequences.h"
 #include "tests/support/noise_clip.h"
 
 namespace twinmaf {
@@ -358,66 +358,6 @@ TEST(PsnrHvs, TablesAreLibvmafs) {
       // Symmetric tables.
       EXPECT_EQ(t.csf[p][k], t.csf[p][(k % 8) * 8 + k / 8]);
     }
-}
-
-// --- the fast ordered sum -------------------------------------------------
-
-void expect_same_sum(const std::vector<float>& v, const std::string& what) {
-  const float a = psnr_hvs_ordered_sum_naive(v);
-  const float b = psnr_hvs_ordered_sum(v);
-  if (std::isnan(a)) {
-    EXPECT_TRUE(std::isnan(b)) << what;
-  } else {
-    EXPECT_EQ(std::bit_cast<uint32_t>(a), std::bit_cast<uint32_t>(b)) << what << ": " << a << " vs " << b;
-  }
-}
-
-TEST(PsnrHvsOrderedSum, EqualsThePlainLoopOnAdversarialSequences) {
-  uint64_t s = 12345;
-  for (int rep = 0; rep < 4 * test::kFloatSequenceKinds; ++rep) {
-    const size_t n = 1 + static_cast<size_t>(splitmix64(s) % 20000);
-    const int kind = rep % test::kFloatSequenceKinds;
-    expect_same_sum(test::float_sequence(kind, n, splitmix64(s)), "kind " + std::to_string(kind) + " n " + std::to_string(n));
-  }
-}
-
-TEST(PsnrHvsOrderedSum, ExactTiesAgainstOddAndEvenRunningValues) {
-  // r = 2^24 + 2 (ulp 2) then terms of exactly 1 = u/2: each step is a tie
-  // whose result depends on r's last bit. And the same from an odd start.
-  for (float start : {0x1p24f + 2.0f, 0x1p24f + 4.0f, 0x1p24f + 6.0f}) {
-    std::vector<float> v(1000, 1.0f);
-    v[0] = start;
-    expect_same_sum(v, "tie run");
-    for (size_t i = 1; i < v.size(); i += 3) v[i] = 3.0f;  // 1.5 u: tie as well
-    expect_same_sum(v, "mixed ties");
-  }
-}
-
-TEST(PsnrHvsOrderedSum, SingleLargeTermInAChunk) {
-  // r = 1, then chunks holding one term in [2^-1, 1) with a full mantissa and
-  // zeros: the chunk sum fits the binade, but the term is too large for the
-  // rounding trick (it must take the term-by-term path).
-  test::SplitMix64 s(99);
-  for (int rep = 0; rep < 50; ++rep) {
-    std::vector<float> v(4 * 256, 0.0f);
-    v[0] = 1.0f;
-    for (size_t c = 1; c < 4; ++c) v[c * 256 + (s.next() % 256)] = 0.5f + 0.5f * test::uniform01(s);
-    expect_same_sum(v, "large term rep " + std::to_string(rep));
-  }
-}
-
-TEST(PsnrHvsOrderedSum, SpecialValues) {
-  expect_same_sum({}, "empty");
-  expect_same_sum(std::vector<float>(1000, 0.0f), "zeros");
-  std::vector<float> v(700, 1.5f);
-  v[300] = std::numeric_limits<float>::infinity();
-  expect_same_sum(v, "inf");
-  v[300] = std::numeric_limits<float>::quiet_NaN();
-  expect_same_sum(v, "nan");
-  v[300] = -2.0f;  // outside the contract, but still the plain loop's value
-  expect_same_sum(v, "negative");
-  std::vector<float> big(2000, 0x1p126f);
-  expect_same_sum(big, "overflow to inf");
 }
 
 }  // namespace

@@ -1,14 +1,12 @@
-// psnr_hvs extractor and the shared host finish: tables, the exact ordered
-// float sum of the terms, the per-plane scores and the combined score (the
+// psnr_hvs extractor and the shared host finish: tables, the per-plane scores
+// (from the exact ordered float sum of the terms) and the combined score (the
 // contract is in psnr_hvs.h).
 #include "features/psnr_hvs/psnr_hvs.h"
 
-#include <algorithm>
-#include <bit>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 #include <limits>
+
+#include "base/ordered_sum.h"
 
 namespace twinmaf {
 
@@ -135,76 +133,10 @@ const PsnrHvsTables& psnr_hvs_tables() {
   return tables;
 }
 
-float psnr_hvs_ordered_sum_naive(std::span<const float> terms) {
-  float r = 0;
-  for (float t : terms) r += t;
-  return r;
-}
-
-float psnr_hvs_ordered_sum(std::span<const float> terms) {
-  // Chunks of kChunk terms are added at once when the binade argument of
-  // psnr_hvs.h holds; the rest (a failed chunk, the tail, r outside
-  // [2^-100, 2^120), which keeps u/2 normal and 2^(e+1) finite) is added term
-  // by term. A chunk is processed in 2 x 4 independent lanes (GCC/Clang vector
-  // extension: element-wise IEEE operations, no reassociation); the lane sums
-  // are exact, so their order is free. Tests on terms compare bit patterns as
-  // uint32: for x >= +0 the bit order is the numeric order.
-  using F4 = float __attribute__((vector_size(16)));
-  using U4 = uint32_t __attribute__((vector_size(16)));
-  constexpr size_t kChunk = 256;
-  // 2^p as a float from its exponent field (p in [-126, 127]).
-  auto pow2 = [](int p) { return std::bit_cast<float>(static_cast<uint32_t>(p + 127) << 23); };
-  const size_t n = terms.size();
-  const float* t = terms.data();
-  float r = 0;
-  size_t k = 0;
-  while (k < n) {
-    const size_t m = std::min(kChunk, n - k);
-    // Exponent field of r: r in [2^e, 2^(e+1)) when normal. +0, subnormals,
-    // negatives (sign bit), inf and NaN all land outside the accepted range.
-    const int e = static_cast<int>(std::bit_cast<uint32_t>(r) >> 23) - 127;
-    if (m == kChunk && e >= -100 && e < 120) {
-      const float magic = 1.5f * pow2(e);  // ulp(magic) = ulp(r) = u = 2^(e-23)
-      const uint32_t tie = std::bit_cast<uint32_t>(pow2(e - 24));        // u / 2
-      const uint32_t half_binade = std::bit_cast<uint32_t>(pow2(e - 1));  // terms stay below
-      const float room = pow2(e + 1) - r;  // exact; r + sum must stay below 2^(e+1)
-      F4 sum_a = {}, sum_b = {};
-      U4 bad = {};
-      for (size_t i = 0; i < kChunk; i += 8) {
-        F4 xa, xb;
-        std::memcpy(&xa, t + k + i, sizeof xa);
-        std::memcpy(&xb, t + k + i + 4, sizeof xb);
-        const F4 qa = (xa + magic) - magic;  // RN_u(x) for 0 <= x < 2^(e-1)
-        const F4 qb = (xb + magic) - magic;
-        sum_a += qa;  // multiples of u below 2^(e+1): exact
-        sum_b += qb;
-        // err = q - x is exact, |err| <= u/2, and |err| == u/2 exactly on a
-        // tie; |err| is err's bit pattern without the sign bit.
-        const U4 ea = std::bit_cast<U4>(qa - xa) & 0x7fffffffu;
-        const U4 eb = std::bit_cast<U4>(qb - xb) & 0x7fffffffu;
-        // As unsigned, a term >= 2^(e-1), NaN, inf and any negative term
-        // (sign bit set) all compare >= half_binade.
-        bad |= (ea == tie) | (std::bit_cast<U4>(xa) >= half_binade);
-        bad |= (eb == tie) | (std::bit_cast<U4>(xb) >= half_binade);
-      }
-      const F4 s4 = sum_a + sum_b;
-      const float sum = (s4[0] + s4[1]) + (s4[2] + s4[3]);
-      if ((bad[0] | bad[1] | bad[2] | bad[3]) == 0 && sum < room) {
-        r += sum;  // exact: both multiples of u, result below 2^(e+1)
-        k += m;
-        continue;
-      }
-    }
-    for (size_t i = 0; i < m; ++i) r += t[k + i];
-    k += m;
-  }
-  return r;
-}
-
 bool PsnrHvsTerms::operator==(const PsnrHvsTerms& o) const {
   for (int p = 0; p < 3; ++p)
     if (plane[p].blocks != o.plane[p].blocks ||
-        float_bits(psnr_hvs_ordered_sum(plane[p].terms)) != float_bits(psnr_hvs_ordered_sum(o.plane[p].terms)))
+        float_bits(ordered_sum(plane[p].terms)) != float_bits(ordered_sum(o.plane[p].terms)))
       return false;
   return true;
 }
@@ -219,7 +151,7 @@ PsnrHvsScores psnr_hvs_scores(const PsnrHvsTerms& terms, int bpc) {
       // libvmaf: 0.0f / 0 pixels.
       linear[p] = std::numeric_limits<double>::quiet_NaN();
     } else {
-      float ret = psnr_hvs_ordered_sum(pt.terms);
+      float ret = ordered_sum(pt.terms);
       ret /= static_cast<float>(pt.blocks * 64);  // int pixels -> float, rounds above 2^24
       ret /= static_cast<float>(samplemax * samplemax);
       linear[p] = ret;

@@ -1,20 +1,13 @@
-// psnr_hvs CUDA kernels: libvmaf's per-plane running float sum ret, exactly,
-// in three steps (psnr_hvs_math.h has the arithmetic and the argument):
-//   1. one thread per 8x8 block: the shared scalar block kernel (the CPU's
-//      operations in the CPU's order; --fmad=false, IEEE division and sqrt),
-//      its 64 terms stored in order, then the leaf's info and 24 increment
-//      pairs from those terms (integers). One kernel: a separate steps kernel
-//      at higher occupancy measured slower on the H200 (0.50 vs 0.43 ms per
-//      4K 4:2:0 frame, all stages);
-//   2. one launch per tree level: one thread per (node, binade) composes its
-//      <= 32 children's increments (integers, saturating);
-//   3. one warp per plane walks the tree in libvmaf's order: 32 children at a
-//      time, their increments combined by a warp scan (the composition is
-//      associative and exact), the first child that must be entered found by
-//      a ballot; leaves where r changes binade are summed as floats.
-// Nothing here is a float reduction in another order: the only float sums
-// are psnr_hvs_leaf_add's, in sequence.
+// psnr_hvs CUDA kernels: libvmaf's per-plane running float sum ret, exactly.
+// One thread per 8x8 block runs the shared scalar block kernel (the CPU's
+// operations in the CPU's order; --fmad=false, IEEE division and sqrt),
+// stores its 64 terms in order, then the leaf's info and increment pairs from
+// those terms (ordered_sum_store_leaf). One kernel: a separate steps kernel at
+// higher occupancy measured slower on the H200 (0.50 vs 0.43 ms per 4K 4:2:0
+// frame, all stages). The node levels and the walks are
+// gpu/ordered_sum.cuh's, one tree per plane.
 #include "features/psnr_hvs/psnr_hvs_kernels.h"
+#include "gpu/ordered_sum.cuh"
 #include "gpu/reduce.cuh"
 
 namespace twinmaf::cuda {
@@ -25,32 +18,13 @@ __constant__ float c_csf[3][64];
 __constant__ float c_mask[3][64];
 
 constexpr int kLeafThreads = 128;
-constexpr int kNodeThreads = 256;
-constexpr unsigned kFull = 0xffffffffu;
-
-// The plane of a flattened entry index of one level; *local is the index
-// inside the plane. Planes without entries at that level are passed over.
-__device__ __forceinline__ int plane_of(const PsnrHvsLaunch& l, int level, int g, int* local) {
-  int p = 0;
-  for (int q = 0; q < 3; ++q) {
-    const PsnrHvsPlaneGeometry& pg = l.plane[q];
-    const int n = pg.levels > level ? pg.count[level] : 0;
-    if (g < n) {
-      p = q;
-      break;
-    }
-    g -= n;
-  }
-  *local = g;
-  return p;
-}
 
 template <typename T>
 __global__ void __launch_bounds__(kLeafThreads) leaf_kernel(PsnrHvsLaunch l) {
   const int g = static_cast<int>(blockIdx.x) * kLeafThreads + static_cast<int>(threadIdx.x);
-  if (g >= l.leaves) return;
+  if (g >= l.sums.leaves) return;
   int b = 0;
-  const int p = plane_of(l, 0, g, &b);
+  const int p = ordered_sum_tree_of(l.sums, 0, g, &b);
   const PsnrHvsPlaneGeometry& pg = l.plane[p];
   const int x0 = (b % pg.nbx) * kPsnrHvsStep, y0 = (b / pg.nbx) * kPsnrHvsStep;
   int32_t s[64], d[64];
@@ -66,111 +40,12 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_kernel(PsnrHvsLaunch l) {
   }
   float t[64];
   psnr_hvs_block_terms<int32_t, float>(s, d, c_csf[p], c_mask[p], t);
-  float* out = l.terms + static_cast<size_t>(g) * kPsnrHvsTerms;
+  float* out = l.sums.terms + static_cast<size_t>(g) * kPsnrHvsTerms;
   float4* out4 = reinterpret_cast<float4*>(out);
 #pragma unroll
   for (int k = 0; k < 16; ++k) out4[k] = make_float4(t[4 * k], t[4 * k + 1], t[4 * k + 2], t[4 * k + 3]);
   // The leaf's steps from the stored terms (this thread's own writes).
-  PsnrHvsSteps steps[kPsnrHvsWindow];
-  const uint32_t info = psnr_hvs_leaf_steps(out, kPsnrHvsTerms, steps);
-  l.info[g] = info;
-  PsnrHvsSteps* so = l.steps + static_cast<size_t>(g) * kPsnrHvsWindow;
-#pragma unroll
-  for (int j = 0; j < kPsnrHvsWindow; ++j) so[j] = steps[j];
-}
-
-// Leaf steps of terms already in l.terms (psnr_hvs_sum_terms: the reduction
-// alone, for tests on arbitrary term sequences).
-__global__ void __launch_bounds__(kLeafThreads) leaf_steps_kernel(PsnrHvsLaunch l) {
-  const int g = static_cast<int>(blockIdx.x) * kLeafThreads + static_cast<int>(threadIdx.x);
-  if (g >= l.leaves) return;
-  PsnrHvsSteps steps[kPsnrHvsWindow];
-  l.info[g] = psnr_hvs_leaf_steps(l.terms + static_cast<size_t>(g) * kPsnrHvsTerms, kPsnrHvsTerms, steps);
-  PsnrHvsSteps* so = l.steps + static_cast<size_t>(g) * kPsnrHvsWindow;
-#pragma unroll
-  for (int j = 0; j < kPsnrHvsWindow; ++j) so[j] = steps[j];
-}
-
-__global__ void __launch_bounds__(kNodeThreads) node_kernel(PsnrHvsLaunch l, int level) {
-  const int tid = static_cast<int>(blockIdx.x) * kNodeThreads + static_cast<int>(threadIdx.x);
-  if (tid >= l.level_total[level] * kPsnrHvsWindow) return;
-  const int j = tid % kPsnrHvsWindow;
-  int i = 0;
-  const int p = plane_of(l, level, tid / kPsnrHvsWindow, &i);
-  const PsnrHvsPlaneGeometry& pg = l.plane[p];
-  const int first = i * kPsnrHvsFanout;
-  const int rest = pg.count[level - 1] - first;
-  const int n = rest < kPsnrHvsFanout ? rest : kPsnrHvsFanout;
-  const int child = pg.node_begin[level - 1] + first;
-  const uint32_t* ci = l.info + child;
-  const PsnrHvsSteps* cs = l.steps + static_cast<size_t>(child) * kPsnrHvsWindow;
-  const uint32_t info = psnr_hvs_node_info(ci, n);
-  const int self = pg.node_begin[level] + i;
-  l.steps[static_cast<size_t>(self) * kPsnrHvsWindow + j] = psnr_hvs_node_step(ci, cs, n, info, j);
-  if (j == 0) l.info[self] = info;
-}
-
-// psnr_hvs_walk's scanner for one warp: the same decisions as
-// PsnrHvsSequentialScan, 32 entries at a time. Lane i takes entry c + i; an
-// inclusive scan of the increment pairs gives each lane the increment of
-// entries c .. c+i together; the first lane that must be entered, or whose
-// prefix no longer fits r's binade, stops the run; r takes the prefix before
-// it. Every lane holds the same r, c and level throughout.
-struct WarpScan {
-  int lane;
-
-  __device__ int advance(const PsnrHvsTree& t, int level, int c, int end, uint32_t& r) const {
-    const uint32_t* info = t.info[level];
-    const PsnrHvsSteps* steps = t.steps[level];
-    while (c < end) {
-      const int i = c + lane;
-      const bool in = i < end;
-      PsnrHvsSteps s;
-      const int e = in ? psnr_hvs_effect(r, info[i], steps + static_cast<size_t>(i) * kPsnrHvsWindow, &s)
-                       : static_cast<int>(kPsnrHvsSkip);
-      PsnrHvsSteps pre = s;
-#pragma unroll
-      for (int dist = 1; dist < kWarp; dist <<= 1) {
-        PsnrHvsSteps q;
-        q.even = __shfl_up_sync(kFull, pre.even, dist);
-        q.odd = __shfl_up_sync(kFull, pre.odd, dist);
-        if (lane >= dist) pre = psnr_hvs_then(q, pre);
-      }
-      const bool stop = in && (e == kPsnrHvsEnter || (e == kPsnrHvsAdd && !psnr_hvs_fits(r, pre)));
-      const unsigned bad = __ballot_sync(kFull, stop);
-      const int n = end - c < kWarp ? end - c : kWarp;
-      const int k = bad ? __ffs(static_cast<int>(bad)) - 1 : n;
-      if (k > 0) {
-        PsnrHvsSteps done;
-        done.even = __shfl_sync(kFull, pre.even, k - 1);
-        done.odd = __shfl_sync(kFull, pre.odd, k - 1);
-        r = psnr_hvs_apply(r, done);
-      }
-      if (k < n) return c + k;
-      c += kWarp;
-    }
-    return end;
-  }
-
-  __device__ void leaf(const PsnrHvsTree& t, int c, uint32_t& r) const {
-    r = psnr_hvs_leaf_add(r, t.terms + static_cast<size_t>(c) * kPsnrHvsTerms, kPsnrHvsTerms);
-  }
-};
-
-__global__ void __launch_bounds__(kWarp) walk_kernel(PsnrHvsLaunch l, uint32_t* ret) {
-  const PsnrHvsPlaneGeometry& pg = l.plane[blockIdx.x];
-  if (pg.levels == 0) return;
-  PsnrHvsTree tree;
-  tree.levels = pg.levels;
-  for (int level = 0; level < pg.levels; ++level) {
-    tree.count[level] = pg.count[level];
-    tree.info[level] = l.info + pg.node_begin[level];
-    tree.steps[level] = l.steps + static_cast<size_t>(pg.node_begin[level]) * kPsnrHvsWindow;
-  }
-  tree.terms = l.terms + static_cast<size_t>(pg.node_begin[0]) * kPsnrHvsTerms;
-  WarpScan scan{static_cast<int>(threadIdx.x)};
-  const uint32_t r = psnr_hvs_walk(tree, scan);
-  if (threadIdx.x == 0) ret[blockIdx.x] = r;
+  ordered_sum_store_leaf(l.sums, g, out);
 }
 
 }  // namespace
@@ -181,40 +56,19 @@ cudaError_t psnr_hvs_set_tables(const float csf[3][64], const float mask[3][64])
   return e;
 }
 
-namespace {
-
-// Levels >= 1 and the walks.
-cudaError_t reduce(const PsnrHvsLaunch& l, uint32_t* ret, cudaStream_t stream) {
-  for (int level = 1; level < l.levels; ++level) {
-    const int threads = l.level_total[level] * kPsnrHvsWindow;
-    node_kernel<<<static_cast<unsigned>((threads + kNodeThreads - 1) / kNodeThreads), kNodeThreads, 0, stream>>>(
-        l, level);
-  }
-  walk_kernel<<<3, kWarp, 0, stream>>>(l, ret);
-  return cudaGetLastError();
-}
-
-unsigned leaf_grid(const PsnrHvsLaunch& l) {
-  return static_cast<unsigned>((l.leaves + kLeafThreads - 1) / kLeafThreads);
-}
-
-}  // namespace
-
 cudaError_t psnr_hvs_enqueue(const PsnrHvsLaunch& l, uint32_t* ret, cudaStream_t stream) {
-  if (l.leaves == 0) return cudaSuccess;
+  if (l.sums.leaves == 0) return cudaSuccess;
+  const auto grid = static_cast<unsigned>((l.sums.leaves + kLeafThreads - 1) / kLeafThreads);
   if (l.bpc > 8)
-    leaf_kernel<uint16_t><<<leaf_grid(l), kLeafThreads, 0, stream>>>(l);
+    leaf_kernel<uint16_t><<<grid, kLeafThreads, 0, stream>>>(l);
   else
-    leaf_kernel<uint8_t><<<leaf_grid(l), kLeafThreads, 0, stream>>>(l);
+    leaf_kernel<uint8_t><<<grid, kLeafThreads, 0, stream>>>(l);
   const cudaError_t e = cudaGetLastError();
-  return e != cudaSuccess ? e : reduce(l, ret, stream);
+  return e != cudaSuccess ? e : ordered_sum_reduce(l.sums, ret, stream);
 }
 
 cudaError_t psnr_hvs_sum_terms(const PsnrHvsLaunch& l, uint32_t* ret, cudaStream_t stream) {
-  if (l.leaves == 0) return cudaSuccess;
-  leaf_steps_kernel<<<leaf_grid(l), kLeafThreads, 0, stream>>>(l);
-  const cudaError_t e = cudaGetLastError();
-  return e != cudaSuccess ? e : reduce(l, ret, stream);
+  return ordered_sum_enqueue_terms(l.sums, ret, stream);
 }
 
 }  // namespace twinmaf::cuda

@@ -52,8 +52,8 @@
 //     r + (+0) == r for every r >= +0, so the running sum is unchanged.
 //     The CPU leaves them out (75-91% of all terms on the real content and
 //     small-delta noise goldens: masked AC coefficients).
-//   finish = the ordered float sum of that sequence from +0
-//     (psnr_hvs_ordered_sum), the two float divisions, log10 and the combined
+//   finish = the ordered float sum of that sequence from +0 (ordered_sum,
+//     base/ordered_sum.h), the two float divisions, log10 and the combined
 //     score. It is the only code that touches the running sum, shared by every
 //     backend, so the ordered part cannot diverge between CPU and a twin.
 // The kernel side is embarrassingly parallel over blocks: one block's terms
@@ -64,36 +64,16 @@
 // sending them would cost up to 64 floats per block (65 MB per 4K 4:2:0
 // frame of noise, 6-16 MB of real content even after dropping the +0 ones)
 // and a host finish of milliseconds. It computes ret itself, exactly, on the
-// device: psnr_hvs_math.h part 2 builds a tree of integer "binade steps" over
-// the blocks' terms (what each run of terms adds to r, in ulps, for each of
-// the 24 binades of r where it can add something, exact in integers) and
-// walks it in libvmaf's order, adding whole runs as integer steps and only
-// the terms where r changes binade as floats. That value is the plain loop's
-// bit for bit (proof sketch in psnr_hvs_math.h; psnr_hvs_tree_sum below is
-// its host model, tested against the plain loop). The twin's PsnrHvsTerms
-// hold, per plane, the block count and the single term ret, whose ordered
-// sum from +0 is ret itself: finish() is unchanged and shared. What crosses
-// the bus is 12 bytes per frame.
-//
-// Fast exact ordered sum (psnr_hvs_ordered_sum): while r lies in one binade
-// [2^E, 2^(E+1)) (ulp u = 2^(E-23)), adding t >= 0 gives exactly
-// r + RN_u(t) (t rounded to a multiple of u) as long as the result stays below
-// 2^(E+1) and t is not exactly halfway between two multiples of u (where
-// ties-to-even would look at r's last bit). RN_u(t) does not depend on r, and
-// multiples of u below 2^(E+1) add exactly in any order, so a chunk of terms
-// is summed in independent lanes and added to r at once. RN_u(t) is computed
-// as (t + 1.5*2^E) - 1.5*2^E, which needs t < 2^(E-1); ties are detected as
-// |RN_u(t) - t| == u/2 (that difference is exact). A chunk that could leave
-// the binade (chunk sum >= 2^(E+1) - r; terms are non-negative, so the
-// chunk sum bounds every partial sum), holds a tie or a term >= 2^(E-1) is
-// added one term at a time instead. The result is bit-identical to the plain
-// loop (psnr_hvs_ordered_sum_naive), which the unit tests check on
-// adversarial sequences; it removes the plain loop's add-latency chain
-// (about 1.9x faster here, on SSE2).
+// device with base/ordered_sum.h's tree (one leaf per block: its 64 terms,
+// zeros included; gpu/ordered_sum.cuh), whose value is the plain loop's bit
+// for bit (the argument is there; ordered_sum_tree_sum is its host model,
+// tested against the plain loop). The twin's PsnrHvsTerms hold, per plane,
+// the block count and the single term ret, whose ordered sum from +0 is ret
+// itself: finish() is unchanged and shared. What crosses the bus is 12 bytes
+// per frame.
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "core/picture.h"
@@ -136,29 +116,11 @@ void psnr_hvs_block_terms_ref(const int32_t ref[64], const int32_t dis[64], cons
 void psnr_hvs_plane_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, int plane,
                               PsnrHvsPlaneTerms& out);
 
-// The float running sum r = +0; r += t for t in terms, bit for bit, for any
-// input (naive: that loop itself). The fast path needs terms >= +0; chunks
-// with anything else (negative, inf, NaN) are added the plain way.
-float psnr_hvs_ordered_sum(std::span<const float> terms);
-float psnr_hvs_ordered_sum_naive(std::span<const float> terms);
-
 // finish: the four scores of one frame, in output order (y, cb, cr, combined).
 struct PsnrHvsScores {
   double value[4];
 };
 PsnrHvsScores psnr_hvs_scores(const PsnrHvsTerms& terms, int bpc);
-
-// Host model of the twin's reduction: the tree of psnr_hvs_math.h over the
-// terms (padded with +0 to whole 64-term leaves), walked sequentially. Equal
-// to psnr_hvs_ordered_sum_naive for every input (NaN payloads aside).
-struct PsnrHvsHostTree {
-  std::vector<float> terms;
-  std::vector<uint32_t> info[kPsnrHvsMaxLevels];
-  std::vector<PsnrHvsSteps> steps[kPsnrHvsMaxLevels];
-  PsnrHvsTree tree;  // views of the vectors above
-};
-void psnr_hvs_build_tree(std::span<const float> terms, PsnrHvsHostTree& out);
-float psnr_hvs_tree_sum(std::span<const float> terms);
 
 const FeatureSpec& psnr_hvs_feature_spec();
 

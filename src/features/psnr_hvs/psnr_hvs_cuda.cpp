@@ -1,5 +1,5 @@
 // psnr_hvs CUDA twin: computes each plane's libvmaf running sum ret on the
-// device (psnr_hvs.cu, exact by psnr_hvs_math.h's tree) and hands it to the
+// device (psnr_hvs.cu, exact by base/ordered_sum.h's tree) and hands it to the
 // shared finish() as PsnrHvsTerms whose only term is ret (the ordered sum of
 // {ret} from +0 is ret). 12 bytes per frame cross the bus.
 //
@@ -25,9 +25,9 @@ class PsnrHvsTwin final : public Twin {
   PsnrHvsTwin(const VideoFormat& fmt, const cuda::PsnrHvsLaunch& launch, gpu::DeviceBuffer terms,
               gpu::DeviceBuffer info, gpu::DeviceBuffer steps)
       : fmt_(fmt), launch_(launch), terms_(std::move(terms)), info_(std::move(info)), steps_(std::move(steps)) {
-    launch_.terms = reinterpret_cast<float*>(terms_.get());
-    launch_.info = reinterpret_cast<uint32_t*>(info_.get());
-    launch_.steps = reinterpret_cast<PsnrHvsSteps*>(steps_.get());
+    launch_.sums.terms = reinterpret_cast<float*>(terms_.get());
+    launch_.sums.info = reinterpret_cast<uint32_t*>(info_.get());
+    launch_.sums.steps = reinterpret_cast<OrderedSumSteps<float>*>(steps_.get());
   }
   std::size_t terms_bytes() const override { return sizeof(DeviceTerms); }
   std::string name() const override { return fmt_.bpc > 8 ? "psnr_hvs_16bpc_cuda" : "psnr_hvs_8bpc_cuda"; }
@@ -35,7 +35,7 @@ class PsnrHvsTwin final : public Twin {
   Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
     cuda::PsnrHvsLaunch l = launch_;
     for (int p = 0; p < 3; ++p) {
-      if (l.plane[p].levels == 0) continue;
+      if (l.sums.tree[p].levels == 0) continue;
       if (!f.ref.planes[p] || !f.dis.planes[p] || f.ref.pitch[p] != f.dis.pitch[p])
         TWINMAF_FAIL(kInternal, "psnr_hvs twin: plane {} of frame {} is not resident with one pitch", p, f.index);
       l.plane[p].ref = f.ref.planes[p];
@@ -79,13 +79,15 @@ Result<std::unique_ptr<Twin>> make_psnr_hvs_twin(const Extractor&, const VideoFo
   }
   const int entries = cuda::psnr_hvs_layout(l);
   const auto bytes = [](std::size_t n) { return n ? n : 1; };  // no zero-sized allocations
-  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer terms,
-                           gpu::DeviceBuffer::create(bytes(std::size_t(l.leaves) * kPsnrHvsTerms * sizeof(float))));
+  TWINMAF_ASSIGN_OR_RETURN(
+      gpu::DeviceBuffer terms,
+      gpu::DeviceBuffer::create(bytes(std::size_t(l.sums.leaves) * kPsnrHvsTerms * sizeof(float))));
   TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer info,
                            gpu::DeviceBuffer::create(bytes(std::size_t(entries) * sizeof(uint32_t))));
   TWINMAF_ASSIGN_OR_RETURN(
       gpu::DeviceBuffer steps,
-      gpu::DeviceBuffer::create(bytes(std::size_t(entries) * kPsnrHvsWindow * sizeof(PsnrHvsSteps))));
+      gpu::DeviceBuffer::create(
+          bytes(std::size_t(entries) * OrderedSumFormat<float>::kWindow * sizeof(OrderedSumSteps<float>))));
   return std::unique_ptr<Twin>(
       std::make_unique<PsnrHvsTwin>(fmt, l, std::move(terms), std::move(info), std::move(steps)));
 }

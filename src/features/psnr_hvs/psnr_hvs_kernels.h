@@ -7,56 +7,35 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/ordered_sum.h"
 #include "features/psnr_hvs/psnr_hvs_math.h"
 
 namespace twinmaf::cuda {
 
-// One plane. Entries of every level live in two flat arrays (info, steps),
-// level-major: level L of plane p starts at node_begin[L] and the planes'
-// ranges of one level follow each other, so a level of all planes is one
-// contiguous range. Level 0 (the leaves, = 8x8 blocks in raster order) of
-// plane p starts at node_begin[0], which is also its first block in `terms`.
 struct PsnrHvsPlaneGeometry {
   const uint8_t* ref = nullptr;  // set per frame
   const uint8_t* dis = nullptr;
   std::size_t pitch = 0;
   int nbx = 0, nby = 0;  // blocks across and down (0: the plane has none)
-  int levels = 0;        // psnr_hvs_tree_levels
-  int count[kPsnrHvsMaxLevels] = {};
-  int node_begin[kPsnrHvsMaxLevels] = {};
 };
+
+// One ordered sum per plane, one leaf per 8x8 block: plane p's blocks, in
+// raster order, are the leaves from sums.tree[p].node_begin[0] on.
+using PsnrHvsSums = OrderedSumForest<float, kPsnrHvsTerms, 3>;
 
 struct PsnrHvsLaunch {
   PsnrHvsPlaneGeometry plane[3];
   int bpc = 8;
-  int leaves = 0;                                 // blocks of all planes
-  int levels = 0;                                 // most levels of a plane
-  int level_total[kPsnrHvsMaxLevels] = {};        // entries of each level, all planes
-  float* terms = nullptr;                         // [leaves][64]
-  uint32_t* info = nullptr;                       // [entries]
-  PsnrHvsSteps* steps = nullptr;                  // [entries][kPsnrHvsWindow]
+  PsnrHvsSums sums;
 };
 
-// Fills the tree geometry of l from each plane's nbx/nby (level-major entry
-// layout, above); returns the number of entries (the info/steps sizes).
+// Fills the trees' geometry of l from each plane's nbx/nby; returns the
+// number of entries (the sizes of sums.info and of sums.steps in kWindow
+// pairs).
 inline int psnr_hvs_layout(PsnrHvsLaunch& l) {
-  l.leaves = l.levels = 0;
-  for (int level = 0; level < kPsnrHvsMaxLevels; ++level) l.level_total[level] = 0;
-  for (PsnrHvsPlaneGeometry& g : l.plane) {
-    g.levels = psnr_hvs_tree_levels(g.nbx * g.nby, g.count);
-    l.levels = g.levels > l.levels ? g.levels : l.levels;
-    l.leaves += g.levels ? g.count[0] : 0;
-  }
-  int entries = 0;
-  for (int level = 0; level < l.levels; ++level)
-    for (PsnrHvsPlaneGeometry& g : l.plane) {
-      g.node_begin[level] = entries;
-      if (g.levels > level) {
-        entries += g.count[level];
-        l.level_total[level] += g.count[level];
-      }
-    }
-  return entries;
+  int leaves[3];
+  for (int p = 0; p < 3; ++p) leaves[p] = l.plane[p].nbx * l.plane[p].nby;
+  return ordered_sum_forest_layout(l.sums, leaves);
 }
 
 // Uploads the CSF and mask tables (PsnrHvsTables) to the device.
@@ -67,7 +46,7 @@ cudaError_t psnr_hvs_set_tables(const float csf[3][64], const float mask[3][64])
 // ret[plane]. Planes without blocks are left alone.
 cudaError_t psnr_hvs_enqueue(const PsnrHvsLaunch& launch, uint32_t* ret, cudaStream_t stream);
 
-// The reduction alone, on terms already in launch.terms (every plane's
+// The reduction alone, on terms already in launch.sums.terms (every plane's
 // blocks in order; ref/dis unused): for tests of arbitrary term sequences.
 cudaError_t psnr_hvs_sum_terms(const PsnrHvsLaunch& launch, uint32_t* ret, cudaStream_t stream);
 

@@ -1,6 +1,6 @@
 // psnr_hvs CPU reference kernels: per-block terms (see psnr_hvs.h for the
-// numeric contract) and the host model of the twin's tree sum. No intrinsics;
-// float expressions keep libvmaf's operand order and types.
+// numeric contract). No intrinsics; float expressions keep libvmaf's operand
+// order and types.
 //
 // The block kernel is psnr_hvs_math.h's template over an integer type I and a
 // float type F, shared with the CUDA twin:
@@ -14,7 +14,6 @@
 //   runs long float chains (64-term variance sums, 63-term energies) that
 //   cannot be reordered; four chains per instruction instead of one is where
 //   the speed comes from.
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -108,44 +107,6 @@ void psnr_hvs_plane_terms_ref(const PlaneView& ref, const PlaneView& dis, int bp
     plane_terms<uint16_t>(ref, dis, tab.csf[plane], tab.mask[plane], out);
   else
     plane_terms<uint8_t>(ref, dis, tab.csf[plane], tab.mask[plane], out);
-}
-
-void psnr_hvs_build_tree(std::span<const float> terms, PsnrHvsHostTree& out) {
-  const size_t leaves = (terms.size() + kPsnrHvsTerms - 1) / kPsnrHvsTerms;
-  out.terms.assign(terms.begin(), terms.end());
-  out.terms.resize(leaves * kPsnrHvsTerms, 0.0f);  // +0 terms change no running sum
-  out.tree = PsnrHvsTree{};
-  out.tree.levels = psnr_hvs_tree_levels(static_cast<int>(leaves), out.tree.count);
-  out.tree.terms = out.terms.data();
-  for (int level = 0; level < out.tree.levels; ++level) {
-    const auto n = static_cast<size_t>(out.tree.count[level]);
-    std::vector<uint32_t>& info = out.info[level];
-    std::vector<PsnrHvsSteps>& steps = out.steps[level];
-    info.assign(n, 0);
-    steps.assign(n * kPsnrHvsWindow, PsnrHvsSteps{});
-    for (size_t i = 0; i < n; ++i) {
-      PsnrHvsSteps* s = steps.data() + i * kPsnrHvsWindow;
-      if (level == 0) {
-        info[i] = psnr_hvs_leaf_steps(out.terms.data() + i * kPsnrHvsTerms, kPsnrHvsTerms, s);
-        continue;
-      }
-      const size_t first = i * kPsnrHvsFanout;
-      const int children = static_cast<int>(std::min<size_t>(kPsnrHvsFanout, out.info[level - 1].size() - first));
-      const uint32_t* ci = out.info[level - 1].data() + first;
-      const PsnrHvsSteps* cs = out.steps[level - 1].data() + first * kPsnrHvsWindow;
-      info[i] = psnr_hvs_node_info(ci, children);
-      for (int j = 0; j < kPsnrHvsWindow; ++j) s[j] = psnr_hvs_node_step(ci, cs, children, info[i], j);
-    }
-    out.tree.info[level] = info.data();
-    out.tree.steps[level] = steps.data();
-  }
-}
-
-float psnr_hvs_tree_sum(std::span<const float> terms) {
-  PsnrHvsHostTree t;
-  psnr_hvs_build_tree(terms, t);
-  PsnrHvsSequentialScan scan;
-  return bits_float(psnr_hvs_walk(t.tree, scan));
 }
 
 }  // namespace twinmaf
