@@ -21,6 +21,9 @@ double pool_metric(const Collector::Column& col, PoolMethod m, unsigned frames, 
   return pool(col, m, 0, frames - 1, subsample).value_or(NAN);
 }
 
+// How errors name a pushed distorted picture.
+std::string pushed_name(size_t lane) { return fmt::format("distorted picture {}", lane); }
+
 }  // namespace
 
 Scorer::Scorer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -131,7 +134,15 @@ Status Scorer::open(const VideoFormat& format) {
   m.pool = std::make_unique<PicturePool>(format, m.session->allocator());
   m.feed = std::make_unique<PushFeed>(8);
   m.loop = std::thread([&m] {
-    m.loop_status = m.session->run(*m.feed, &m.report);
+    // The error of a frame the device range check flags: push()'s own check
+    // on every plane read.
+    const auto host_check = [&m](const FrameSet& set) -> Status {
+      TWINMAF_RETURN_IF_ERROR(check_sample_range(*set.ref, 0, m.plan.ref_planes, "reference", set.index));
+      for (size_t l = 0; l < set.dis.size(); ++l)
+        TWINMAF_RETURN_IF_ERROR(check_sample_range(*set.dis[l], 0, m.plan.dis_planes, pushed_name(l), set.index));
+      return ok_status();
+    };
+    m.loop_status = m.session->run(*m.feed, &m.report, host_check);
     m.feed->stop();
   });
   return ok_status();
@@ -155,7 +166,7 @@ Status Scorer::push(PicturePtr reference, std::vector<PicturePtr> distorted) {
   // every plane the features read that the device does not check.
   for (size_t k = 0; k <= set.dis.size(); ++k) {
     const Picture* p = k == 0 ? set.ref.get() : set.dis[k - 1].get();
-    const std::string name = k == 0 ? "reference" : fmt::format("distorted picture {}", k - 1);
+    const std::string name = k == 0 ? "reference" : pushed_name(k - 1);
     if (!p) TWINMAF_FAIL(kInvalidArgument, "push(): the {} is null", name);
     if (!(p->format() == m.fmt))
       TWINMAF_FAIL(kInvalidArgument, "push(): the {} is {}x{} {} {}-bit, the scorer was opened for {}x{} {} {}-bit",

@@ -86,6 +86,38 @@ TEST(ApiTwin, DevicePicturesEqualHostPictures) {
   }
 }
 
+// Above 8 bits a GPU run checks the uploaded planes on the device: a pushed
+// sample over the depth fails with the error the CPU run gives at push().
+TEST(ApiTwin, PushedSamplesOverTheDepthFailAsOnTheCpu) {
+  REQUIRE_GPU();
+  const VideoFormat f{96, 64, PixFmt::k420, 10};
+  const Clip c = ramp_clip(f, 5, 29);
+  Status got[2];
+  for (const Backend b : {Backend::kCpu, Backend::kCuda}) {
+    ScorerConfig cfg;
+    cfg.features = {"vif", "motion"};
+    cfg.backend = b;
+    auto s = Scorer::create(cfg);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE((*s)->open(f).ok());
+    Status st;
+    for (int t = 0; t < 5 && st.ok(); ++t) {
+      auto ref = std::make_shared<Picture>(f, host_allocator());
+      auto dis = std::make_shared<Picture>(f, host_allocator());
+      fill(*ref, c.ref, t);
+      fill(*dis, c.dis, t);
+      if (t == 3) reinterpret_cast<uint16_t*>(ref->mutable_data(0) + 7 * ref->stride(0))[11] = 1024;
+      st = (*s)->push(ref, {dis});
+    }
+    if (st.ok()) st = (*s)->flush();
+    got[b == Backend::kCuda] = st;
+  }
+  ASSERT_FALSE(got[0].ok());
+  EXPECT_NE(got[0].message().find("exceeds 10 bits"), std::string::npos) << got[0].message();
+  EXPECT_EQ(got[0].message(), got[1].message());
+  EXPECT_EQ(got[0].code(), got[1].code());
+}
+
 // A GPU run whose CPU-assigned features run on the worker threads: the same
 // bits at every thread count.
 TEST(ApiTwin, CpuFeaturesOfAGpuRunAtEveryThreadCount) {
