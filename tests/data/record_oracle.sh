@@ -1,0 +1,37 @@
+#!/bin/bash
+# record_oracle.sh ORACLE CLIPS NAME — records libvmaf runs the shared golden set lacks
+# (other options, other extractors) for the golden test: for each line of
+# tests/data/oracle/NAME.runs,
+#   <pair> <kind> <vmaf arguments: clip names relative to CLIPS, no -o/--json>
+# ORACLE (libvmaf f85a8536's `vmaf`, built with -Denable_float=true and its JSON writer printing
+# every number with %.17g instead of %.6f/%.16f; nothing else changed) runs in CLIPS with
+# `--cpumask -1` (its scalar C path, which does not depend on the machine) appended, and
+# runs/<pair>/<kind>.{cmd,hp17g.json,rc[,stderr]} are packed into tests/data/oracle/NAME.tar.xz,
+# the layout of ../shared/golden (tests/golden/prepare.sh unpacks them beside it).
+# CLIPS: ../shared/golden/decode.sh's output. Not run by CI: its output is committed.
+set -euo pipefail
+oracle=$(realpath "${1:?usage: record_oracle.sh ORACLE CLIPS NAME}")
+clips=$(realpath "${2:?usage: record_oracle.sh ORACLE CLIPS NAME}")
+name=${3:?usage: record_oracle.sh ORACLE CLIPS NAME}
+here=$(cd "$(dirname "$0")" && pwd)
+list=$here/oracle/$name.runs
+[[ -f $list ]] || { echo "record_oracle.sh: no $list" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+while read -r pair kind args; do
+  [[ -z $pair || $pair == \#* ]] && continue
+  mkdir -p "$tmp/runs/$pair"
+  base=$tmp/runs/$pair/$kind
+  echo "vmaf $args --cpumask -1 --json -o $kind.json" > "$base.cmd"
+  # shellcheck disable=SC2086
+  if (cd "$clips" && "$oracle" $args --cpumask -1 --json -o "$base.hp17g.json") > "$base.stdout" 2> "$base.stderr"; then
+    echo 0 > "$base.rc"
+  else
+    echo $? > "$base.rc"
+  fi
+  rm -f "$base.stdout"
+  [[ -s $base.stderr ]] || rm -f "$base.stderr"
+  [[ -s $base.hp17g.json ]] || rm -f "$base.hp17g.json"
+done < "$list"
+tar -C "$tmp" -cf - runs | xz -9e > "$here/oracle/$name.tar.xz"
+echo "record_oracle.sh: $(find "$tmp/runs" -name '*.cmd' | wc -l) runs in tests/data/oracle/$name.tar.xz"
