@@ -65,6 +65,10 @@ struct ScorerConfig {
   unsigned readers = 0;     // raw-input reader threads on the GPU path (0: auto)
   bool profile = false;     // per-stage timings in report().profile
   unsigned distorted = 1;   // distorted inputs scored against one reference
+  // libvmaf's common_bitdepth (--aom_ctc v6.0 and later): score() accepts
+  // inputs of different bit depths and reads them all at the highest, lower
+  // depths shifted up (libvmaf misreads such files; docs/cli.md).
+  bool common_bitdepth = false;
   // Called after every frame is scored in every distorted input, in frame
   // order, on the thread that finishes frames (not the caller's when
   // threads > 0). Keep it short.

@@ -58,16 +58,20 @@ Status apply_preset(std::string_view preset, std::string_view version, ScorerCon
   } else {
     TWINMAF_FAIL(kInvalidArgument, "unknown preset '{}' (aom_ctc or nflx_ctc)", preset);
   }
+  // Checked first: a refused preset leaves cfg as it was.
   for (const std::string& f : features) {
     TWINMAF_ASSIGN_OR_RETURN(const FeatureText req, parse_feature_text(f));
     if (!find_feature(req.name))
       TWINMAF_FAIL(kUnsupported, "--{} {} needs feature '{}', which twinmaf does not provide yet", preset, version,
                    req.name);
+  }
+  for (const std::string& f : features) {
+    const std::string name = f.substr(0, f.find('='));
     // A preset's feature replaces an earlier request of the same name.
     bool replaced = false;
     for (std::string& existing : cfg.features) {
       auto e = parse_feature_text(existing);
-      if (e.ok() && e->name == req.name) {
+      if (e.ok() && e->name == name) {
         existing = f;
         replaced = true;
       }
@@ -75,6 +79,7 @@ Status apply_preset(std::string_view preset, std::string_view version, ScorerCon
     if (!replaced) cfg.features.push_back(f);
   }
   for (std::string& m : models) cfg.models.push_back(std::move(m));
+  if (preset == "aom_ctc" && (version == "v6.0" || version == "v7.0")) cfg.common_bitdepth = true;
   return ok_status();
 }
 

@@ -7,6 +7,7 @@
 #include "api/feature_text.h"
 #include "api/scorer_impl.h"
 #include "core/pooling.h"
+#include "io/depth_source.h"
 #include "io/source.h"
 
 namespace twinmaf {
@@ -108,12 +109,21 @@ Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& d
                  m.session->lanes());
   TWINMAF_ASSIGN_OR_RETURN(auto ref, open_source(reference.path, reference.raw));
   std::vector<std::unique_ptr<VideoSource>> dis;
-  std::vector<VideoSource*> dis_ptrs;
   for (const InputFile& f : distorted) {
     TWINMAF_ASSIGN_OR_RETURN(auto d, open_source(f.path, f.raw));
+    dis.push_back(std::move(d));
+  }
+  if (m.cfg.common_bitdepth) {
+    int bpc = ref->format().bpc;
+    for (const auto& d : dis) bpc = std::max(bpc, d->format().bpc);
+    if (ref->format().bpc < bpc) ref = with_bit_depth(std::move(ref), bpc);
+    for (auto& d : dis)
+      if (d->format().bpc < bpc) d = with_bit_depth(std::move(d), bpc);
+  }
+  std::vector<VideoSource*> dis_ptrs;
+  for (const auto& d : dis) {
     TWINMAF_RETURN_IF_ERROR(check_same_format(*ref, *d));
     dis_ptrs.push_back(d.get());
-    dis.push_back(std::move(d));
   }
   m.fmt = ref->format();
   const Status st = m.session->run(*ref, dis_ptrs, limits, &m.report);

@@ -194,6 +194,46 @@ TEST(Scorer, MisuseIsAStatus) {
   EXPECT_FALSE((*s)->flush().ok());
 }
 
+std::string write_y4m(const Clip& c, bool dis, int shift, int bpc, const std::string& name) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream out(path, std::ios::binary);
+  out << "YUV4MPEG2 W" << c.f.w << " H" << c.f.h << " F25:1 Ip A1:1 C420" << (bpc > 8 ? "p" + std::to_string(bpc) : "")
+      << "\n";
+  for (const auto& frame : dis ? c.dis : c.ref) {
+    out << "FRAME\n";
+    for (uint32_t v : frame) {
+      const uint32_t s = v << shift;
+      out.put(static_cast<char>(s & 0xff));
+      if (bpc > 8) out.put(static_cast<char>(s >> 8));
+    }
+  }
+  return path;
+}
+
+// --aom_ctc v6.0's common_bitdepth: an 8-bit reference scored against a
+// 10-bit distorted input is read at 10 bits, samples shifted up.
+TEST(Scorer, CommonBitDepthReadsTheLowerDepthShiftedUp) {
+  const VideoFormat f{96, 64, PixFmt::k420, 8};
+  const Clip c = make_clip(f, 4, 9);
+  const std::string ref8 = write_y4m(c, false, 0, 8, "api_ref8.y4m");
+  const std::string ref10 = write_y4m(c, false, 2, 10, "api_ref10.y4m");
+  const std::string dis10 = write_y4m(c, true, 2, 10, "api_dis10.y4m");
+  ScorerConfig cfg = config(0);
+  auto plain = twinmaf::Scorer::create(cfg);
+  ASSERT_TRUE(plain.ok());
+  const twinmaf::Status mismatch = (*plain)->score({ref8}, {{dis10}});
+  EXPECT_EQ(mismatch.code(), twinmaf::Code::kBadInput);
+  EXPECT_NE(mismatch.message().find("bit depths do not match"), std::string::npos) << mismatch.message();
+
+  cfg.common_bitdepth = true;
+  auto mixed = twinmaf::Scorer::create(cfg);
+  auto same = twinmaf::Scorer::create(cfg);
+  ASSERT_TRUE(mixed.ok() && same.ok());
+  ASSERT_TRUE((*mixed)->score({ref8}, {{dis10}}).ok());
+  ASSERT_TRUE((*same)->score({ref10}, {{dis10}}).ok());
+  twinmaf::test::expect_same_scores(**mixed, **same);
+}
+
 TEST(Scorer, PresetsAndBackendChoices) {
   ScorerConfig cfg;
   EXPECT_FALSE(twinmaf::apply_preset("aom_ctc", "v9.0", cfg).ok());
