@@ -25,28 +25,32 @@ Result<bool> read_packed_frame(const FileReader& file, uint64_t offset, Picture&
                                int check_from, unsigned frame) {
   const VideoFormat& f = pic.format();
   const uint64_t total = packed_frame_bytes(f);
-  if (offset >= file.size()) return false;
-  if (file.size() - offset < total)
-    TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated ({} of {} bytes)", file.path(), frame,
-                 file.size() - offset, total);
+  if (const std::optional<uint64_t> size = file.size()) {
+    if (offset >= *size) return false;
+    if (*size - offset < total)
+      TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated ({} of {} bytes)", file.path(), frame, *size - offset, total);
+  }
+  const auto truncated = [&](uint64_t have) -> Status {
+    TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated ({} of {} bytes)", file.path(), frame, have, total);
+  };
   uint64_t pos = offset;
   thread_local std::vector<uint8_t> scratch;
   for (int p = 0; p < f.planes(); ++p) {
     const uint64_t bytes = packed_plane_bytes(f, p);
-    if (p < planes) {
+    // A stream reads the planes no feature needs too: they must be there.
+    if (p < planes || !file.seekable()) {
       const size_t row = size_t(f.stored_w(p)) * size_t(f.bytes_per_sample());
       const int rows = f.stored_h(p);
       uint8_t* dst = pic.mutable_data(p);
-      if (static_cast<std::ptrdiff_t>(row) == pic.stride(p)) {
-        TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(pos, dst, bytes));
-        if (got != bytes) TWINMAF_FAIL(kIo, "{}: short read in frame {}", file.path(), frame);
-      } else {
-        scratch.resize(bytes);
-        TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(pos, scratch.data(), bytes));
-        if (got != bytes) TWINMAF_FAIL(kIo, "{}: short read in frame {}", file.path(), frame);
-        for (int y = 0; y < rows; ++y)
-          std::memcpy(dst + y * pic.stride(p), scratch.data() + size_t(y) * row, row);
+      const bool direct = p < planes && static_cast<std::ptrdiff_t>(row) == pic.stride(p);
+      if (!direct) scratch.resize(bytes);
+      TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(pos, direct ? dst : scratch.data(), bytes));
+      if (got != bytes) {
+        if (got == 0 && pos == offset) return false;  // a stream that ends between frames
+        return truncated(pos - offset + got);
       }
+      if (!direct && p < planes)
+        for (int y = 0; y < rows; ++y) std::memcpy(dst + y * pic.stride(p), scratch.data() + size_t(y) * row, row);
     }
     pos += bytes;
   }

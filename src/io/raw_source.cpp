@@ -4,12 +4,18 @@
 
 namespace twinmaf {
 
-Result<std::unique_ptr<VideoSource>> RawSource::open(const std::string& path, const RawParams& p) {
+Result<std::unique_ptr<VideoSource>> RawSource::open(FileReader file, const RawParams& p) {
   VideoFormat f{p.w, p.h, p.fmt, p.bpc};
   TWINMAF_RETURN_IF_ERROR(validate_format(f));
-  std::unique_ptr<RawSource> s(new RawSource(path, f));
-  TWINMAF_RETURN_IF_ERROR(s->file_.open(path));
-  if (s->file_.size() == 0) TWINMAF_FAIL(kBadInput, "{}: file is empty", path);
+  const std::string path = file.path();
+  std::unique_ptr<RawSource> s(new RawSource(std::move(file), f));
+  // Checked before any picture is allocated for it.
+  if (const std::optional<uint64_t> size = s->file_.size()) {
+    if (*size == 0) TWINMAF_FAIL(kBadInput, "{}: file is empty", path);
+    if (*size < packed_frame_bytes(f))
+      TWINMAF_FAIL(kBadInput, "{}: holds {} bytes, less than one {}x{} {} {}-bit frame ({} bytes)", path, *size, f.w,
+                   f.h, pix_fmt_name(f.fmt), f.bpc, packed_frame_bytes(f));
+  }
   return std::unique_ptr<VideoSource>(std::move(s));
 }
 

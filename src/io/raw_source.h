@@ -8,15 +8,17 @@ namespace twinmaf {
 
 class RawSource final : public VideoSource {
  public:
-  static Result<std::unique_ptr<VideoSource>> open(const std::string& path, const RawParams& p);
+  // `file` opened by open_source (a regular file or a stream).
+  static Result<std::unique_ptr<VideoSource>> open(FileReader file, const RawParams& p);
   const VideoFormat& format() const override { return format_; }
   Result<bool> read(Picture& pic) override;
   Status skip(unsigned n) override;
-  bool random_access() const override { return true; }
+  bool random_access() const override { return file_.seekable(); }
   Result<bool> read_frame(unsigned index, Picture& pic) const override;
 
  private:
-  RawSource(std::string path, const VideoFormat& f) : VideoSource(std::move(path)), format_(f) {}
+  RawSource(FileReader file, const VideoFormat& f)
+      : VideoSource(file.path()), format_(f), file_(std::move(file)) {}
   VideoFormat format_;
   FileReader file_;
   unsigned skipped_ = 0;

@@ -60,23 +60,28 @@ bool has_extension(const std::string& path, std::initializer_list<const char*> e
 
 Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
                                                  const std::optional<RawParams>& raw) {
-  FileReader probe;
-  TWINMAF_RETURN_IF_ERROR(probe.open(path));
-  if (probe.size() == 0) TWINMAF_FAIL(kBadInput, "{}: file is empty", path);
+  FileReader file;
+  TWINMAF_RETURN_IF_ERROR(file.open(path));
+  if (file.size() == std::optional<uint64_t>(0)) TWINMAF_FAIL(kBadInput, "{}: file is empty", path);
   char magic[9] = {};
-  TWINMAF_ASSIGN_OR_RETURN(size_t n, probe.read_at(0, magic, sizeof magic));
-  if (n == sizeof magic && std::memcmp(magic, "YUV4MPEG2", 9) == 0) return Y4mSource::open(path);
+  TWINMAF_ASSIGN_OR_RETURN(size_t n, file.read_at(0, magic, sizeof magic));
+  if (n == sizeof magic && std::memcmp(magic, "YUV4MPEG2", 9) == 0) return Y4mSource::open(std::move(file));
   if (has_extension(path, {"y4m"})) TWINMAF_FAIL(kBadInput, "{}: not a Y4M file (no YUV4MPEG2 signature)", path);
+  if (n == 0) TWINMAF_FAIL(kBadInput, "{}: the input is empty", path);
   const bool container = has_extension(
       path, {"mp4", "mkv", "mov", "webm", "avi", "ivf", "ts", "m2ts", "mts", "mxf", "h264", "264",
              "h265", "265", "hevc", "obu", "flv", "nut", "m4v"});
-  if (raw && !container) return RawSource::open(path, *raw);
+  if (raw && !container) return RawSource::open(std::move(file), *raw);
+  // Raw YUV named as such, or any stream that is not Y4M: the size flags are
+  // what is missing (FFmpeg reads containers from regular files only).
+  if (has_extension(path, {"yuv"}) || !file.seekable())
+    TWINMAF_FAIL(kBadInput, "{}: {} needs -w/--width, -h/--height, -p/--pixel_format and -b/--bitdepth", path,
+                 file.seekable() ? "raw YUV" : "a stream that is not Y4M (raw YUV)");
 #if TWINMAF_HAVE_FFMPEG
   return open_ffmpeg_source(path);
 #else
-  if (!raw)
-    TWINMAF_FAIL(kBadInput, "{}: not a Y4M file; raw YUV needs -w -h -p -b (this build has no FFmpeg)", path);
-  TWINMAF_FAIL(kUnsupported, "{}: containers need FFmpeg, which this build lacks", path);
+  TWINMAF_FAIL(kUnsupported, "{}: not a Y4M file; containers need FFmpeg, which this build lacks (raw YUV needs "
+               "-w -h -p -b)", path);
 #endif
 }
 

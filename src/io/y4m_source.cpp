@@ -108,10 +108,9 @@ Result<VideoFormat> parse_y4m_header(std::string_view line, uint64_t* alpha_plan
   return f;
 }
 
-Result<std::unique_ptr<VideoSource>> Y4mSource::open(const std::string& path) {
-  std::unique_ptr<Y4mSource> s(new Y4mSource(path));
-  TWINMAF_RETURN_IF_ERROR(s->file_.open(path));
-  if (s->file_.size() == 0) TWINMAF_FAIL(kBadInput, "{}: file is empty", path);
+Result<std::unique_ptr<VideoSource>> Y4mSource::open(FileReader file) {
+  const std::string path = file.path();
+  std::unique_ptr<Y4mSource> s(new Y4mSource(std::move(file)));
   char buf[kMaxHeader];
   TWINMAF_ASSIGN_OR_RETURN(size_t n, s->file_.read_at(0, buf, sizeof buf));
   const std::string_view head(buf, n);
@@ -122,13 +121,18 @@ Result<std::unique_ptr<VideoSource>> Y4mSource::open(const std::string& path) {
   if (!f.ok()) return Status(f.status().code(), fmt::format("{}: {}", path, f.status().message()));
   s->format_ = *f;
   s->offset_ = nl + 1;
+  // Checked before any picture is allocated for it.
+  const uint64_t first_end = s->offset_ + 6 + packed_frame_bytes(*f) + s->alpha_bytes_;
+  if (const std::optional<uint64_t> size = s->file_.size(); size && *size > s->offset_ && *size < first_end)
+    TWINMAF_FAIL(kBadInput, "{}: holds {} bytes, less than the header and one {}x{} {} {}-bit frame ({} bytes)", path,
+                 *size, f->w, f->h, pix_fmt_name(f->fmt), f->bpc, first_end);
   return std::unique_ptr<VideoSource>(std::move(s));
 }
 
 Result<bool> Y4mSource::read(Picture& pic) {
-  if (offset_ >= file_.size()) return false;
   char buf[256];
   TWINMAF_ASSIGN_OR_RETURN(size_t n, file_.read_at(offset_, buf, sizeof buf));
+  if (n == 0) return false;
   const std::string_view head(buf, n);
   if (!head.starts_with("FRAME"))
     TWINMAF_FAIL(kBadInput, "{}: frame {}: lost framing (no FRAME marker)", path(), next_);
@@ -136,12 +140,11 @@ Result<bool> Y4mSource::read(Picture& pic) {
   if (nl == std::string_view::npos)
     TWINMAF_FAIL(kBadInput, "{}: frame {}: FRAME header is not terminated", path(), next_);
   const uint64_t data = offset_ + nl + 1;
-  if (data >= file_.size())
-    TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated (header only)", path(), next_);
   TWINMAF_ASSIGN_OR_RETURN(bool got, read_packed_frame(file_, data, pic, planes_needed_, host_check_from_, next_));
-  if (!got) TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated", path(), next_);
+  if (!got) TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated (header only)", path(), next_);
   const uint64_t end = data + packed_frame_bytes(format_) + alpha_bytes_;
-  if (end > file_.size()) TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated (alpha plane)", path(), next_);
+  TWINMAF_ASSIGN_OR_RETURN(const bool whole, file_.holds(end));
+  if (!whole) TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated (alpha plane)", path(), next_);
   offset_ = end;
   ++next_;
   return true;

@@ -11,12 +11,13 @@ namespace twinmaf {
 
 class Y4mSource final : public VideoSource {
  public:
-  static Result<std::unique_ptr<VideoSource>> open(const std::string& path);
+  // `file` opened by open_source (a regular file or a stream).
+  static Result<std::unique_ptr<VideoSource>> open(FileReader file);
   const VideoFormat& format() const override { return format_; }
   Result<bool> read(Picture& pic) override;
 
  private:
-  explicit Y4mSource(std::string path) : VideoSource(std::move(path)) {}
+  explicit Y4mSource(FileReader file) : VideoSource(file.path()), file_(std::move(file)) {}
   VideoFormat format_;
   FileReader file_;
   uint64_t offset_ = 0;       // start of the next frame header
