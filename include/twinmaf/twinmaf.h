@@ -83,6 +83,11 @@ Status apply_preset(std::string_view preset, std::string_view version, ScorerCon
 // A --feature text's extractor name is known to this build.
 bool has_feature(std::string_view name);
 
+// Whether a result file can be written at `path` (not a directory, in an
+// existing writable directory), checked without creating it: a run can
+// refuse a bad output before it scores.
+Status check_output_path(const std::string& path);
+
 // An input file: Y4M (by its signature), raw YUV with `raw`, or a container.
 struct InputFile {
   std::string path;

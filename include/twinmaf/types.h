@@ -13,6 +13,10 @@
 
 namespace twinmaf {
 
+// Largest picture side (validate_format) and most worker threads a run takes.
+inline constexpr int kMaxPictureSize = 32768;
+inline constexpr unsigned kMaxThreads = 1024;
+
 // Where a feature runs. kAuto: on its CUDA twin when a device is present and
 // the twin does the request exactly, else on the CPU. kCuda: on its twin, or
 // an error naming the feature and the reason.

@@ -1,8 +1,13 @@
 // twinmaf::Scorer (include/twinmaf/twinmaf.h) on the engine's Session: models
 // bound to the registry, inputs opened or pushed, predictions after the run,
 // results read from the collectors.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 
 #include "api/feature_text.h"
 #include "api/scorer_impl.h"
@@ -15,6 +20,19 @@ namespace twinmaf {
 const char* version() { return TWINMAF_VERSION; }
 
 bool has_feature(std::string_view name) { return find_feature(name) != nullptr; }
+
+Status check_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.empty()) TWINMAF_FAIL(kInvalidArgument, "an output path is empty");
+  if (fs::is_directory(path, ec)) TWINMAF_FAIL(kIo, "{}: is a directory", path);
+  const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) TWINMAF_FAIL(kIo, "{}: cannot write: no directory {}", path, dir.string());
+  if (::access(dir.c_str(), W_OK) != 0) TWINMAF_FAIL(kIo, "{}: cannot write: {}", path, std::strerror(errno));
+  if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
+    TWINMAF_FAIL(kIo, "{}: cannot write: {}", path, std::strerror(errno));
+  return ok_status();
+}
 
 namespace {
 
@@ -39,6 +57,7 @@ Scorer::~Scorer() {
 Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
   auto impl = std::make_unique<Impl>();
   if (cfg.distorted == 0) TWINMAF_FAIL(kInvalidArgument, "no distorted input");
+  if (cfg.threads > kMaxThreads) TWINMAF_FAIL(kInvalidArgument, "threads: {} is above {}", cfg.threads, kMaxThreads);
   SessionConfig sc;
   sc.threads = cfg.threads;
   sc.subsample = cfg.subsample;

@@ -1,5 +1,7 @@
 #include "core/picture.h"
 
+#include "twinmaf/types.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -48,8 +50,8 @@ int VideoFormat::stored_h(int p) const {
 
 Status validate_format(const VideoFormat& f) {
   if (f.w < 1 || f.h < 1) TWINMAF_FAIL(kInvalidArgument, "picture size {}x{} is not positive", f.w, f.h);
-  if (f.w > 32768 || f.h > 32768)
-    TWINMAF_FAIL(kInvalidArgument, "picture size {}x{} exceeds 32768x32768", f.w, f.h);
+  if (f.w > kMaxPictureSize || f.h > kMaxPictureSize)
+    TWINMAF_FAIL(kInvalidArgument, "picture size {}x{} exceeds {}x{}", f.w, f.h, kMaxPictureSize, kMaxPictureSize);
   if (f.bpc < 8 || f.bpc > 16) TWINMAF_FAIL(kInvalidArgument, "bit depth {} is outside 8..16", f.bpc);
   return ok_status();
 }

@@ -70,7 +70,8 @@ Result<bool> InputReader::deliver(Read& r, FrameSet* out) {
   size_t n_ended = 0;
   for (size_t k = 0; k < r.got.size(); ++k) n_ended += ended(k);
   if (n_ended) {
-    if (n_ended < r.got.size()) {
+    // An input that ended before any frame: the run's error says so.
+    if (n_ended < r.got.size() && next_ > 0) {
       const VideoSource* other = nullptr;
       for (size_t k = 0; k < r.got.size() && !other; ++k)
         if (!ended(k)) other = sources_[k];

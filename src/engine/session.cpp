@@ -1,5 +1,6 @@
 #include "engine/session.h"
 
+#include <tbb/info.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
@@ -217,7 +218,10 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   // features to keep them busy.
   const int window = device ? kDeviceWindow : 1;
   const bool workers = cfg_.threads > 0 && any_cpu_;
-  const int in_loop = workers ? std::max<int>(window, 2 * int(cfg_.threads) + 2) : window;
+  // Threads beyond the machine's add nothing (oneTBB would refuse them with a
+  // warning on stderr) but frames in the loop, memory and ring slots.
+  const int threads = std::min(int(cfg_.threads), tbb::info::default_concurrency());
+  const int in_loop = workers ? std::max(window, 2 * threads + 2) : window;
 
   std::unique_ptr<DeviceRun> dev;
   if (device) {
@@ -301,7 +305,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
     }
     for (; !loop.empty(); loop.pop_front()) complete(*loop.front());
   } else {
-    tbb::task_arena arena(static_cast<int>(cfg_.threads));
+    tbb::task_arena arena(threads);
     arena.execute([&] {
       auto first = tbb::make_filter<void, FrameWork*>(tbb::filter_mode::serial_in_order,
                                                       [&](tbb::flow_control& fc) -> FrameWork* {

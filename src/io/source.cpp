@@ -74,7 +74,7 @@ Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
   if (raw && !container) return RawSource::open(std::move(file), *raw);
   // Raw YUV named as such, or any stream that is not Y4M: the size flags are
   // what is missing (FFmpeg reads containers from regular files only).
-  if (has_extension(path, {"yuv"}) || !file.seekable())
+  if (has_extension(path, {"yuv"}) || !file.seekable() || path == "-")
     TWINMAF_FAIL(kBadInput, "{}: {} needs -w/--width, -h/--height, -p/--pixel_format and -b/--bitdepth", path,
                  file.seekable() ? "raw YUV" : "a stream that is not Y4M (raw YUV)");
 #if TWINMAF_HAVE_FFMPEG

@@ -90,8 +90,12 @@ Result<VideoFormat> parse_y4m_header(std::string_view line, uint64_t* alpha_plan
         if (!parse_ratio(v)) TWINMAF_FAIL(kBadInput, "bad Y4M aspect ratio '{}'", tag);
         break;
       case 'I':
+        // libvmaf reads progressive Y4M only.
+        if (v != "p")
+          TWINMAF_FAIL(kUnsupported, "interlaced Y4M ('{}') is not supported; deinterlace it first", tag);
+        break;
       case 'X':
-        break;  // interlacing label, extensions: do not change the samples
+        break;  // extensions: do not change the samples
       case 'C':
         if (!parse_colour_space(v, &f.fmt, &f.bpc, &alpha))
           TWINMAF_FAIL(kUnsupported, "unsupported Y4M colour space '{}'", v);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -561,6 +562,14 @@ Result<LoadedModel> LoadedModel::from_version(std::string_view version, const Mo
 Result<LoadedModel> LoadedModel::from_file(const std::string& path, const ModelConfig& cfg) {
   if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".pkl") == 0)
     TWINMAF_FAIL(kUnsupported, "model {}: pkl model files are not supported, use json", path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) TWINMAF_FAIL(kIo, "model {}: is a directory", path);
+  // The largest model libvmaf ships is under 0.5 MB; the JSON tree needs
+  // about 70 bytes per byte of text, so a bound keeps memory bounded.
+  const uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > kMaxModelFileBytes)
+    TWINMAF_FAIL(kInvalidArgument, "model {}: {} bytes; model files above {} bytes are refused", path, bytes,
+                 kMaxModelFileBytes);
   std::ifstream in(path, std::ios::binary);
   if (!in) TWINMAF_FAIL(kIo, "model {}: cannot open: {}", path, std::strerror(errno));
   std::ostringstream text;
@@ -687,7 +696,24 @@ Result<LoadedModel> load_model(const ModelRequest& request, FindProvider find) {
   auto m = request.version.empty() ? LoadedModel::from_file(request.path, request.config)
                                    : LoadedModel::from_version(request.version, request.config);
   if (!m.ok()) return m.status();
-  for (const auto& [extractor, dict] : request.overloads) m->overload(extractor, dict, find);
+  for (const auto& [extractor, dict] : request.overloads) {
+    // An overload must reach a feature of the model, as an unknown --feature
+    // option is an error (libvmaf ignores it silently).
+    const std::vector<const ModelFeature*> features = m->features();
+    std::string used;
+    bool reaches = false;
+    for (const ModelFeature* f : features) {
+      const std::optional<ExtractorRef> provider = find(f->name);
+      if (!provider) continue;
+      reaches = reaches || provider->name == extractor;
+      if (used.find(std::string(provider->name)) == std::string::npos)
+        used += fmt::format("{}{}", used.empty() ? "" : ", ", provider->name);
+    }
+    if (!reaches)
+      TWINMAF_FAIL(kInvalidArgument, "--model {}: '{}.{}' names an extractor the model does not use (it uses {})",
+                   request.label(), extractor, dict.entries().front().first, used);
+    m->overload(extractor, dict, find);
+  }
   return m;
 }
 

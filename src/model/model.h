@@ -93,6 +93,8 @@ inline constexpr uint32_t kModelFlagDisableTransform = 4;
 // libvmaf's limits (read_json_model.c).
 inline constexpr size_t kMaxModelFeatures = 64;
 inline constexpr size_t kMaxModelKnots = 10;
+// Model files above this are refused (LoadedModel::from_file).
+inline constexpr uintmax_t kMaxModelFileBytes = 32u << 20;
 
 struct ModelConfig {
   std::string name = "vmaf";  // collector key of the score (--model name=)

@@ -7,6 +7,7 @@ Usage: cli_test.py TWINMAF_BIN"""
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -20,11 +21,20 @@ def run(*args):
     return subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, timeout=120)
 
 
-def expect_error(name, args, needle, code=2):
+def expect_error(name, args, needle, code=2, stdin=None, limit_memory=False):
     global checks
     checks += 1
-    p = run(*args)
+    args = list(map(str, args))
+    outs = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-o", "--output")]
+    for o in outs:
+        if os.path.isfile(o):
+            os.remove(o)
+    # Address space bounded (1 GiB) where an input could make us allocate.
+    limit = (lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))) if limit_memory else None
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=120, stdin=stdin, preexec_fn=limit)
     lines = p.stderr.strip().splitlines()
+    if any(os.path.isfile(o) for o in outs):
+        failures.append(f"{name}: wrote an output file")
     if p.returncode != code:
         failures.append(f"{name}: exit {p.returncode} (want {code}); stderr={p.stderr!r}")
     elif len(lines) != 1 or not lines[0].startswith("twinmaf: error: "):
@@ -107,6 +117,71 @@ with tempfile.TemporaryDirectory() as d:
     write(j("range.yuv"), bytes(big))
     expect_error("sample above bit depth", ["-r", j("range.yuv"), "-d", j("range.yuv"), "-w", w, "-h", h,
                                             "-p", "420", "-b", 10, "-n", "--feature", "psnr"], "exceeds 10 bits")
+
+    # numbers: one checked parser, no wrap-around, no sign, bounded
+    for flag, value in (("--threads", "2147483647"), ("--threads", "4194304"), ("--threads", "-1"),
+                        ("--threads", "4294967295"), ("--subsample", "-1"), ("--frame_cnt", "-5"),
+                        ("--frame_skip_dist", "-1"), ("--frame_skip_ref", "1e3"), ("--gpu", "0x1")):
+        expect_error(f"{flag} {value}", [*ok, flag, value, "-o", j("n.json")], f"'{value}' for {flag}")
+    for flag, value in (("-w", "4294967872"), ("-w", "2147483648"), ("-w", "0"), ("-h", "-324"), ("-b", "4294967304")):
+        args = {"-w": w, "-h": h, "-p": "420", "-b": 8}
+        args[flag] = value
+        expect_error(f"{flag} {value}", ["-r", ref, "-d", dis, *sum(([k, v] for k, v in args.items()), []), "-n",
+                                         "--feature", "psnr", "-o", j("n.json")], f"'{value}' for {flag}")
+    p = expect_ok("--cpumask -1 (libvmaf's idiom)", [*ok, "--cpumask", "-1"])
+    p = expect_ok("more threads than cores, quiet", [*ok, "--threads", "64", "-q"])
+    checks += 1
+    if p.stderr:
+        failures.append(f"--threads 64 -q printed on stderr: {p.stderr!r}")
+
+    # pipes and standard input give the files' scores
+    write(j("pa.y4m"), y4m(w, h, "420", 3, fb, seed=41))
+    write(j("pb.y4m"), y4m(w, h, "420", 3, fb, seed=42))
+    files = expect_ok("y4m files", ["-r", j("pa.y4m"), "-d", j("pb.y4m"), "-n", "--feature", "psnr", "--json", "-o",
+                                    j("pf.json"), "--precision", "max"])
+    with open(j("pa.y4m"), "rb") as f:
+        piped = subprocess.run([BIN, "-r", "-", "-d", j("pb.y4m"), "-n", "--feature", "psnr", "--json", "-o",
+                                j("pp.json"), "--precision", "max"], stdin=f, capture_output=True, text=True)
+    os.mkfifo(j("fifo.y4m"))
+    feeder = subprocess.Popen(["sh", "-c", f"cat {j('pb.y4m')} > {j('fifo.y4m')}"])
+    fifo = expect_ok("fifo", ["-r", j("pa.y4m"), "-d", j("fifo.y4m"), "-n", "--feature", "psnr", "--json", "-o",
+                              j("pq.json"), "--precision", "max"])
+    feeder.wait()
+    strip_fps = lambda t: re.sub(r'"fps": [^,]*,', "", t)
+    checks += 2
+    if piped.returncode != 0 or strip_fps(open(j("pp.json")).read()) != strip_fps(open(j("pf.json")).read()):
+        failures.append(f"stdin y4m: exit {piped.returncode} {piped.stderr.strip()} or scores differ")
+    if strip_fps(open(j("pq.json")).read()) != strip_fps(open(j("pf.json")).read()):
+        failures.append("fifo y4m: scores differ")
+    with open(ref, "rb") as f:
+        expect_error("raw stdin without size flags", ["-r", "-", "-d", dis, "-n", "--feature", "psnr"],
+                     "needs -w/--width", stdin=f)
+    expect_error("/dev/zero without size flags", ["-r", "/dev/zero", "-d", dis, "-n", "--feature", "psnr"],
+                 "needs -w/--width")
+    expect_error("raw .yuv without size flags", ["-r", ref, "-d", dis, "-n", "--feature", "psnr"], "needs -w/--width")
+
+    # sizes are checked against the file before anything is allocated (1 GiB address space)
+    write(j("huge.y4m"), b"YUV4MPEG2 W32768 H32768 F25:1 C444p16\nFRAME\n" + noise(16, 3))
+    expect_error("huge y4m header, tiny file", ["-r", j("huge.y4m"), "-d", j("huge.y4m"), "-n", "--feature", "psnr"],
+                 "less than the header and one 32768x32768", limit_memory=True)
+    write(j("small.yuv"), noise(60, 3))
+    expect_error("huge raw size, tiny file", ["-r", j("small.yuv"), "-d", j("small.yuv"), "-w", 32768, "-h", 32768,
+                                              "-p", "444", "-b", 16, "-n", "--feature", "psnr"],
+                 "less than one 32768x32768", limit_memory=True)
+    write(j("inter.y4m"), y4m(w, h, "420", 1, fb, header_extra=" It"))
+    expect_error("interlaced y4m", ["-r", j("inter.y4m"), "-d", j("inter.y4m"), "-n", "--feature", "psnr"],
+                 "interlaced Y4M ('It')")
+    expect_error("nothing to score", ["-r", ref, "-d", j("empty_dis.yuv") if os.path.exists(j("empty_dis.yuv")) else
+                                      write(j("empty_dis.yuv"), b""), *raw, "-n", "--feature", "psnr", "-o",
+                                      j("n.json")], "empty")
+    expect_error("output in a missing directory", [*ok, "-o", j("nodir/out.json")], "no directory")
+    os.mkdir(j("adir"))
+    expect_error("output is a directory", [*ok, "-o", j("adir")], "is a directory")
+    expect_error("model path is a directory", ["-r", ref, "-d", dis, *raw, "--model", "path=" + j("adir")],
+                 "is a directory")
+    expect_error("model overload for an unused extractor",
+                 ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v0.6.1:psnr.enable_chroma=false"],
+                 "names an extractor the model does not use")
 
     # flags and options
     expect_error("unknown flag", [*ok, "--bogus"], "--bogus")
@@ -204,7 +279,14 @@ with tempfile.TemporaryDirectory() as d:
                                         "-o", j("x.json")], "give one -o per -d")
 
     # odd and tiny sizes: a value or a clear error, never a crash
-    for (tw, th, fmt) in [(1, 1, "420"), (1, 1, "444"), (2, 1, "422"), (3, 3, "420"), (17, 9, "420"), (5, 7, "422")]:
+    # 1x1 4:2:0 has empty chroma planes: psnr says so instead of scoring 0/0 pixels.
+    a = write(j("one_a.yuv"), noise(3 * 2, 7))  # stored chroma of 1x1 4:2:0: 1x1 each
+    b = write(j("one_b.yuv"), noise(3 * 2, 8))
+    expect_error("1x1 4:2:0 chroma", ["-r", a, "-d", b, "-w", 1, "-h", 1, "-p", "420", "-b", 8, "-n", "--feature", "psnr",
+                                      "-o", j("one.json")], "chroma planes of a 1x1 420 picture are empty")
+    expect_ok("1x1 4:2:0 luma only", ["-r", a, "-d", b, "-w", 1, "-h", 1, "-p", "420", "-b", 8, "-n", "--feature",
+                                      "psnr=enable_chroma=false"])
+    for (tw, th, fmt) in [(1, 1, "444"), (2, 1, "422"), (3, 3, "420"), (17, 9, "420"), (5, 7, "422")]:
         cw = tw if fmt == "444" else (tw + 1) // 2
         ch = (th + 1) // 2 if fmt == "420" else th
         n = (tw * th + 2 * cw * ch) * 2

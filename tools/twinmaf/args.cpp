@@ -2,12 +2,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <string>
-#include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 namespace {
 
@@ -20,21 +19,29 @@ struct ArgError {
 
 [[noreturn]] void fail(const std::string& msg) { throw ArgError{msg}; }
 
-// strtoul(text, 0) as libvmaf parses unsigned flags ("--cpumask -1" wraps).
-unsigned parse_unsigned(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long v = std::strtoul(text.c_str(), &end, 0);
-  if (text.empty() || *end || errno == ERANGE)
-    fail("invalid argument '" + text + "' for " + flag + "; should be an integer");
-  return static_cast<unsigned>(v);
+// The one parser of numeric flags: decimal digits only (no sign, no octal,
+// no wrap-around), within [lo, hi]; anything else names the flag and range.
+// (libvmaf's strtoul wraps "-1" to 4294967295 and reads "010" as 8; only
+// --cpumask keeps "-1", its documented "every SIMD path off".)
+uint64_t parse_count(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
+  const auto bad = [&] {
+    fail("invalid argument '" + text + "' for " + flag + "; should be an integer from " + std::to_string(lo) +
+         " to " + std::to_string(hi));
+  };
+  if (text.empty() || text.size() > 20) bad();
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') bad();
+    const uint64_t d = uint64_t(c - '0');
+    if (v > (UINT64_MAX - d) / 10) bad();
+    v = v * 10 + d;
+  }
+  if (v < lo || v > hi) bad();
+  return v;
 }
 
-unsigned parse_positive(const std::string& flag, const std::string& text) {
-  if (text.empty() || text[0] == '-') fail("invalid argument '" + text + "' for " + flag + "; should be a positive integer");
-  const unsigned v = parse_unsigned(flag, text);
-  if (v == 0) fail("invalid argument '" + text + "' for " + flag + "; should be a positive integer");
-  return v;
+unsigned parse_unsigned(const std::string& flag, const std::string& text, unsigned lo, unsigned hi) {
+  return static_cast<unsigned>(parse_count(flag, text, lo, hi));
 }
 
 }  // namespace
@@ -139,34 +146,33 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       if (w.empty() || h.empty() || pix.empty() || bpc.empty())
         fail("raw input needs all of -w/--width, -h/--height, -p/--pixel_format, -b/--bitdepth");
       RawParams p;
-      p.w = static_cast<int>(parse_positive("-w/--width", w));
-      p.h = static_cast<int>(parse_positive("-h/--height", h));
+      p.w = static_cast<int>(parse_unsigned("-w/--width", w, 1, kMaxPictureSize));
+      p.h = static_cast<int>(parse_unsigned("-h/--height", h, 1, kMaxPictureSize));
       const std::optional<PixFmt> fmt = parse_pix_fmt(pix);
       if (!fmt) fail("invalid argument '" + pix + "' for -p/--pixel_format; should be 420, 422, 444 or 400");
       p.fmt = *fmt;
-      p.bpc = static_cast<int>(parse_unsigned("-b/--bitdepth", bpc));
-      if (p.bpc < 8 || p.bpc > 16) fail("invalid argument '" + bpc + "' for -b/--bitdepth; should be 8..16");
+      p.bpc = static_cast<int>(parse_unsigned("-b/--bitdepth", bpc, 8, 16));
       raw_params = p;
     }
     out.reference = InputFile{ref_path, raw_params};
     for (const std::string& d : dis_paths) out.distorted.push_back(InputFile{d, raw_params});
     cfg.distorted = static_cast<unsigned>(dis_paths.size());
-    if (!threads.empty()) cfg.threads = parse_unsigned("--threads", threads);
-    if (!subsample.empty()) cfg.subsample = parse_unsigned("--subsample", subsample);
-    if (!cpumask.empty()) (void)parse_unsigned("--cpumask", cpumask);
+    if (!threads.empty()) cfg.threads = parse_unsigned("--threads", threads, 0, kMaxThreads);
+    if (!subsample.empty()) cfg.subsample = parse_unsigned("--subsample", subsample, 0, UINT32_MAX);
+    if (!cpumask.empty() && cpumask != "-1") (void)parse_count("--cpumask", cpumask, 0, UINT64_MAX);
     // libvmaf: a non-zero gpumask keeps features off the GPU.
-    if (!gpumask.empty() && parse_unsigned("--gpumask", gpumask) != 0) cfg.backend = Backend::kCpu;
+    if (!gpumask.empty() && parse_count("--gpumask", gpumask, 0, UINT64_MAX) != 0) cfg.backend = Backend::kCpu;
     if (!backend.empty()) {
       auto b = parse_backend_choice(backend);
       if (!b.ok()) fail(b.status().message());
       cfg.backend = b->backend;
       cfg.feature_backends = b->per_feature;
     }
-    if (!gpu.empty()) cfg.gpu = static_cast<int>(parse_unsigned("--gpu", gpu));
-    if (!readers.empty()) cfg.readers = parse_unsigned("--readers", readers);
-    if (!frame_cnt.empty()) out.limits.frame_cnt = parse_unsigned("--frame_cnt", frame_cnt);
-    if (!skip_ref.empty()) out.limits.skip_ref = parse_unsigned("--frame_skip_ref", skip_ref);
-    if (!skip_dis.empty()) out.limits.skip_dis = parse_unsigned("--frame_skip_dist", skip_dis);
+    if (!gpu.empty()) cfg.gpu = static_cast<int>(parse_unsigned("--gpu", gpu, 0, 1023));
+    if (!readers.empty()) cfg.readers = parse_unsigned("--readers", readers, 0, 256);
+    if (!frame_cnt.empty()) out.limits.frame_cnt = parse_unsigned("--frame_cnt", frame_cnt, 0, UINT32_MAX);
+    if (!skip_ref.empty()) out.limits.skip_ref = parse_unsigned("--frame_skip_ref", skip_ref, 0, UINT32_MAX);
+    if (!skip_dis.empty()) out.limits.skip_dis = parse_unsigned("--frame_skip_dist", skip_dis, 0, UINT32_MAX);
     if (!precision.empty()) {
       auto p = parse_precision(precision);
       if (!p.ok()) fail(p.status().message());
@@ -196,6 +202,10 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
 }
 
 Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
+  for (const std::string& out : req.outputs) {
+    const Status st = check_output_path(out);
+    if (!st.ok()) return st;
+  }
   auto s = Scorer::create(req.config);
   if (!s.ok()) return s.status();
   *scorer = std::move(*s);

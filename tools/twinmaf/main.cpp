@@ -2,10 +2,14 @@
 // Argument parsing and printing only; everything else is the library's
 // public API (twinmaf/twinmaf.h).
 #include <cstdio>
+#include <exception>
+#include <new>
 
 #include "tools/twinmaf/args.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   auto req = twinmaf::parse_cli(argc, argv);
   if (!req.ok()) {
     std::fprintf(stderr, "twinmaf: error: %s\n", req.status().message().c_str());
@@ -44,4 +48,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%u frames, %.2f fps\n", info.frames, info.seconds > 0 ? info.frames / info.seconds : 0.0);
   }
   return 0;
+}
+
+}  // namespace
+
+// The library reports errors as Status values; what still escapes as an
+// exception (std::bad_alloc, a third-party library) becomes one error line.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "twinmaf: error: out of memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "twinmaf: error: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "twinmaf: error: internal error (unknown exception)\n");
+  }
+  return 1;
 }

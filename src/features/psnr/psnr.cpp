@@ -32,6 +32,12 @@ class Psnr final : public Extractor {
     const unsigned bpc = static_cast<unsigned>(fmt.bpc);
     peak_ = reduced_hbd_peak_ ? 255u << (bpc - 8) : (1u << bpc) - 1;
     if (fmt.fmt == PixFmt::k400) enable_chroma_ = false;
+    // libvmaf scores an empty plane (1x1 4:2:0) as psnr_max: 0/0 pixels.
+    if (enable_chroma_ && (fmt.plane_w(1) == 0 || fmt.plane_h(1) == 0))
+      TWINMAF_FAIL(kUnsupported,
+                   "psnr: the chroma planes of a {}x{} {} picture are empty ({}x{}); score luma only with "
+                   "psnr=enable_chroma=false",
+                   fmt.w, fmt.h, pix_fmt_name(fmt.fmt), fmt.plane_w(1), fmt.plane_h(1));
     const double peak_sq = static_cast<double>(peak_ * peak_);
     for (int p = 0; p < 3; ++p) {
       if (min_sse_ != 0.0) {
