@@ -174,6 +174,8 @@ with tempfile.TemporaryDirectory() as d:
     expect_error("nothing to score", ["-r", ref, "-d", j("empty_dis.yuv") if os.path.exists(j("empty_dis.yuv")) else
                                       write(j("empty_dis.yuv"), b""), *raw, "-n", "--feature", "psnr", "-o",
                                       j("n.json")], "empty")
+    expect_error("distorted list that is not a list", ["-r", ref, "--distorted_list", "/dev/zero", *raw, "-n"],
+                 "not a list of paths")
     expect_error("output in a missing directory", [*ok, "-o", j("nodir/out.json")], "no directory")
     os.mkdir(j("adir"))
     expect_error("output is a directory", [*ok, "-o", j("adir")], "is a directory")

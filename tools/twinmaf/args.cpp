@@ -120,10 +120,23 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     if (!dis_list.empty()) {
       std::ifstream in(dis_list);
       if (!in) fail("--distorted_list: cannot read " + dis_list);
+      // Bounded: a list is paths, one per line (not /dev/zero).
+      constexpr size_t kMaxList = 1 << 20, kMaxLine = 4096;
       std::string line;
+      size_t read = 0;
       int n = 0;
       bool outputs = false;
-      while (std::getline(in, line)) {
+      while (in) {
+        line.clear();
+        char c;
+        while (in.get(c) && c != '\n') {
+          if (line.size() == kMaxLine || read++ > kMaxList)
+            fail("--distorted_list " + dis_list + ": not a list of paths (a line above 4096 bytes or a file above 1 MiB)");
+          line.push_back(c);
+        }
+        if (read++ > kMaxList)
+          fail("--distorted_list " + dis_list + ": not a list of paths (a line above 4096 bytes or a file above 1 MiB)");
+        if (!in && line.empty()) break;
         std::istringstream ss(line);
         std::string path, output;
         if (!(ss >> path) || path[0] == '#') continue;
