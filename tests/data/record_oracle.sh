@@ -4,10 +4,12 @@
 # tests/data/oracle/NAME.runs,
 #   <pair> <kind> <vmaf arguments: clip names relative to CLIPS, no -o/--json>
 # ORACLE (libvmaf f85a8536's `vmaf`, built with -Denable_float=true and its JSON writer printing
-# every number with %.17g instead of %.6f/%.16f; nothing else changed) runs in CLIPS with
-# `--cpumask -1` (its scalar C path, which does not depend on the machine) appended, and
-# runs/<pair>/<kind>.{cmd,hp17g.json,rc[,stderr]} are packed into tests/data/oracle/NAME.tar.xz,
-# the layout of ../shared/golden (tests/golden/prepare.sh unpacks them beside it).
+# every number with %.17g instead of %.6f/%.16f unless VMAF_PLAIN is set; nothing else changed)
+# runs in CLIPS with `--cpumask -1` (its scalar C path, which does not depend on the machine)
+# appended, twice (%.17g, then libvmaf's own format), and
+# runs/<pair>/<kind>.{cmd,hp17g.json,json,rc[,stderr]} are packed into
+# tests/data/oracle/NAME.tar.xz, the layout of ../shared/golden (tests/golden/prepare.sh unpacks
+# them beside it).
 # CLIPS: ../shared/golden/decode.sh's output. Not run by CI: its output is committed.
 set -euo pipefail
 oracle=$(realpath "${1:?usage: record_oracle.sh ORACLE CLIPS NAME}")
@@ -29,9 +31,12 @@ while read -r pair kind args; do
   else
     echo $? > "$base.rc"
   fi
+  # shellcheck disable=SC2086
+  (cd "$clips" && VMAF_PLAIN=1 "$oracle" $args --cpumask -1 --json -o "$base.json") > /dev/null 2>&1 || true
   rm -f "$base.stdout"
   [[ -s $base.stderr ]] || rm -f "$base.stderr"
   [[ -s $base.hp17g.json ]] || rm -f "$base.hp17g.json"
+  [[ -s $base.json ]] || rm -f "$base.json"
 done < "$list"
 tar -C "$tmp" -cf - runs | xz -9e > "$here/oracle/$name.tar.xz"
 echo "record_oracle.sh: $(find "$tmp/runs" -name '*.cmd' | wc -l) runs in tests/data/oracle/$name.tar.xz"
