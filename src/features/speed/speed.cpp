@@ -1,0 +1,310 @@
+// speed_chroma / speed_temporal extractors: option tables, limits, and the
+// finish turning bands into libvmaf's scores (contract: speed.h).
+#include "features/speed/speed.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+
+#include "base/hd_math.h"
+#include "features/common/float_filter.h"
+
+namespace twinmaf {
+
+namespace {
+
+constexpr const char* kChromaNames[3] = {
+    "Speed_chroma_feature_speed_chroma_u_score",
+    "Speed_chroma_feature_speed_chroma_v_score",
+    "Speed_chroma_feature_speed_chroma_uv_score",
+};
+constexpr const char* kTemporalName = "Speed_temporal_feature_speed_temporal_score";
+
+// libvmaf's two tables share these six options (names, aliases, defaults,
+// ranges, all feature parameters).
+std::vector<OptionSpec> speed_options(bool chroma) {
+  std::vector<OptionSpec> t = {
+      {.name = "speed_kernelscale", .alias = "ks", .type = OptType::kDouble, .default_value = 1.0,
+       .min = 0.1, .max = 4.0, .feature_param = true,
+       .help = "Gaussian kernel scale (2 doubles the standard deviation and the kernel size); "
+               "one of libvmaf's 21 accepted values"},
+      {.name = "speed_prescale", .alias = "ps", .type = OptType::kDouble, .default_value = 1.0,
+       .min = 0.1, .max = 4.0, .feature_param = true,
+       .help = "resize factor applied to each side before filtering (2 doubles them)"},
+      {.name = "speed_prescale_method", .alias = "psm", .type = OptType::kString,
+       .default_value = std::string("nearest"), .feature_param = true,
+       .help = "resampler for speed_prescale: nearest, bilinear, bicubic or lanczos4"},
+      {.name = "speed_sigma_nn", .alias = "snn", .type = OptType::kDouble, .default_value = 0.29,
+       .min = 0.1, .max = 2.0, .feature_param = true,
+       .help = "standard deviation of the neural noise"},
+      {.name = "speed_nn_floor", .alias = "nnf", .type = OptType::kDouble, .default_value = 0.0,
+       .min = 0.0, .max = 1.0, .feature_param = true,
+       .help = "neural noise floor, as a fraction of speed_sigma_nn"},
+      {.name = "speed_max_val", .alias = "mxv", .type = OptType::kDouble, .default_value = 1000.0,
+       .min = 0.0, .max = 1000.0, .feature_param = true,
+       .help = chroma ? "upper clip for the scores"
+                      : "upper clip for the score (libvmaf's speed_temporal accepts it but does "
+                        "not apply it; it only renames the output)"},
+  };
+  if (chroma)
+    t.push_back({.name = "speed_weight_var_mode", .alias = "wvm", .type = OptType::kInt,
+                 .default_value = 0, .min = 0, .max = 6, .feature_param = true,
+                 .help = "which variances weight the two entropies (0..6)"});
+  else
+    t.push_back({.name = "speed_use_ref_diff", .alias = "urd", .type = OptType::kBool,
+                 .default_value = false, .feature_param = true,
+                 .help = "difference the distorted frame against the current reference frame"});
+  return t;
+}
+
+Result<SpeedParams> params_from(std::string_view feature, const Options& o, bool chroma) {
+  SpeedParams p;
+  p.kernelscale = o.get_double("speed_kernelscale");
+  p.prescale = o.get_double("speed_prescale");
+  p.sigma_nn = o.get_double("speed_sigma_nn");
+  p.nn_floor = o.get_double("speed_nn_floor");
+  p.max_val = o.get_double("speed_max_val");
+  if (chroma)
+    p.weight_var_mode = o.get_int("speed_weight_var_mode");
+  else
+    p.use_ref_diff = o.get_bool("speed_use_ref_diff");
+  const std::string& method = o.get_string("speed_prescale_method");
+  const std::optional<ResampleMethod> m = parse_resample_method(method);
+  // libvmaf logs these two and then crashes on its unallocated buffers.
+  if (!m)
+    TWINMAF_FAIL(kInvalidArgument, "{}: speed_prescale_method '{}' is not one of {}", feature,
+                 method, kResampleMethodNames);
+  p.prescale_method = *m;
+  if (!kernelscale_is_valid(static_cast<float>(p.kernelscale))) {
+    std::string valid;
+    for (float v : valid_kernelscales()) valid += (valid.empty() ? "" : ", ") + format_g(v);
+    TWINMAF_FAIL(kInvalidArgument,
+                 "{}: speed_kernelscale {} is not one of libvmaf's ({}, within 1e-3)", feature,
+                 format_g(p.kernelscale), valid);
+  }
+  return p;
+}
+
+// libvmaf's picture_copy divisors; it reads other depths as 8-bit samples.
+Result<float> sample_divisor(std::string_view feature, int bpc) {
+  switch (bpc) {
+    case 8: return 1.0f;
+    case 10: return 4.0f;
+    case 12: return 16.0f;
+    case 16: return 256.0f;
+    default: break;
+  }
+  TWINMAF_FAIL(kUnsupported,
+               "{}: bit depth {} is not supported (8, 10, 12 or 16; libvmaf's float conversion "
+               "reads other depths as 8-bit samples)",
+               feature, bpc);
+}
+
+// Whether an anti-alias output kept at 1/16 scale (outputs of them along an
+// axis of `scaled` samples, radius r, reflect-101 at `scaled`) reads a sample
+// at or past n.
+bool reaches(int scaled, int n, int r, int outputs) {
+  for (int k = 0; k < outputs; ++k)
+    for (int t = -r; t <= r; ++t)
+      if (reflect101(k * kSpeedDecimation + t, scaled) >= n) return true;
+  return false;
+}
+
+// Resolves the kernels' parameters for a w x h input plane.
+Result<SpeedKernelParams> kernel_params(std::string_view feature, std::string_view plane, int w,
+                                        int h, int bpc, const SpeedParams& p) {
+  SpeedKernelParams kp;
+  kp.g = speed_geometry(w, h, p);
+  kp.prescale = p.prescales();
+  kp.method = p.prescale_method;
+  kp.bpc = bpc;
+  TWINMAF_ASSIGN_OR_RETURN(kp.sample_divisor, sample_divisor(feature, bpc));
+  const SpeedGeometry& g = kp.g;
+  if (g.scaled_w < kSpeedMinScaled || g.scaled_h < kSpeedMinScaled) {
+    const std::string scaled =
+        kp.prescale ? fmt::format(" ({}x{} after speed_prescale {})", g.scaled_w, g.scaled_h,
+                                  format_g(p.prescale))
+                    : std::string();
+    TWINMAF_FAIL(kUnsupported,
+                 "{}: the {} is {}x{}{}, below the minimum of {}x{} (one {}x{} block at 1/{} "
+                 "scale; libvmaf divides by zero blocks and crashes)",
+                 feature, plane, w, h, scaled, kSpeedMinScaled, kSpeedMinScaled, kSpeedBlock,
+                 kSpeedBlock, kSpeedDecimation);
+  }
+  const float ks = static_cast<float>(p.kernelscale);
+  const int aa = gaussian_filter_size(1, ks);
+  // Without resampling libvmaf still filters scaled_w x scaled_h samples; a
+  // side rounded up past the input reads samples it never wrote. Only when
+  // no kept output reaches them is the result defined.
+  if (!kp.prescale &&
+      (reaches(g.scaled_w, w, aa / 2, g.op_w) || reaches(g.scaled_h, h, aa / 2, g.op_h)))
+    TWINMAF_FAIL(kUnsupported,
+                 "{}: speed_prescale {} is within 1e-3 of 1, so libvmaf does not resample, yet it "
+                 "rounds the {} {}x{} up to {}x{} and its result depends on samples it never wrote",
+                 feature, format_g(p.prescale), plane, w, h, g.scaled_w, g.scaled_h);
+  // libvmaf widens the scale-1 window's deviation by sqrt(4): the blur
+  // before keeping every 16th sample.
+  kp.antialias = gaussian_taps(aa, static_cast<float>(std::sqrt(4.0) * aa / 5.0));
+  kp.local_mean = vif_gaussian_filter(4, ks);
+  return kp;
+}
+
+class SpeedChroma final : public Extractor {
+ public:
+  SpeedChroma(const Options& o, const SpeedParams& p) : p_(p) {
+    for (int i = 0; i < 3; ++i) names_[i] = o.feature_name(kChromaNames[i]);
+  }
+
+  Status init(const VideoFormat& fmt) override {
+    if (fmt.fmt == PixFmt::k400)
+      TWINMAF_FAIL(kUnsupported, "speed_chroma: pixel format 400 is not supported (needs chroma)");
+    TWINMAF_ASSIGN_OR_RETURN(kp_, kernel_params("speed_chroma", "chroma plane", fmt.plane_w(1),
+                                                fmt.plane_h(1), fmt.bpc, p_));
+    return ok_status();
+  }
+
+  FeatureNeeds needs() const override { return {.ref = Planes::kAll, .dis = Planes::kAll}; }
+  std::unique_ptr<FrameTerms> make_terms() const override {
+    return std::make_unique<SpeedChromaTerms>();
+  }
+
+  Status compute(const FrameInput& in, FrameTerms& terms) const override {
+    auto& t = down_cast<SpeedChromaTerms&>(terms);
+    for (int c = 0; c < 2; ++c) {
+      speed_band_ref(kp_, in.ref->plane(1 + c), t.band[2 * c]);
+      speed_band_ref(kp_, in.dis->plane(1 + c), t.band[2 * c + 1]);
+    }
+    return ok_status();
+  }
+
+  Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
+    const auto& t = down_cast<const SpeedChromaTerms&>(terms);
+    const SpeedScore u = speed_pair_score(kp_.g, t.band[0], t.band[1], p_);
+    const SpeedScore v = speed_pair_score(kp_.g, t.band[2], t.band[3], p_);
+    const SpeedChromaScores s = speed_chroma_scores(u, v, p_.max_val);
+    TWINMAF_RETURN_IF_ERROR(out.append(names_[0], index, s.u));
+    TWINMAF_RETURN_IF_ERROR(out.append(names_[1], index, s.v));
+    return out.append(names_[2], index, s.uv);
+  }
+
+ private:
+  SpeedParams p_;
+  std::string names_[3];
+  SpeedKernelParams kp_;
+};
+
+class SpeedTemporal final : public Extractor {
+ public:
+  SpeedTemporal(const Options& o, const SpeedParams& p)
+      : p_(p), name_(o.feature_name(kTemporalName)) {}
+
+  Status init(const VideoFormat& fmt) override {
+    TWINMAF_ASSIGN_OR_RETURN(kp_, kernel_params("speed_temporal", "luma plane", fmt.w, fmt.h,
+                                                fmt.bpc, p_));
+    // libvmaf sizes its four frame buffers for the input's rows and writes
+    // the resampled image into them: more rows overrun the heap.
+    if (kp_.prescale && kp_.g.scaled_h > fmt.h)
+      TWINMAF_FAIL(kUnsupported,
+                   "speed_temporal: speed_prescale {} resizes the {} rows to {}; libvmaf's frame "
+                   "buffers hold {} rows (it overruns them and crashes), so at most {} rows are "
+                   "supported",
+                   format_g(p_.prescale), fmt.h, kp_.g.scaled_h, fmt.h, fmt.h);
+    return ok_status();
+  }
+
+  // libvmaf's TEMPORAL: frames in order; reads the previous reference and
+  // distorted luma.
+  FeatureNeeds needs() const override {
+    return {.ref = Planes::kLuma, .dis = Planes::kLuma, .prev_ref = 1, .prev_dis = 1,
+            .temporal = true};
+  }
+  std::unique_ptr<FrameTerms> make_terms() const override {
+    return std::make_unique<SpeedTemporalTerms>();
+  }
+
+  Status compute(const FrameInput& in, FrameTerms& terms) const override {
+    auto& t = down_cast<SpeedTemporalTerms&>(terms);
+    if (in.index == 0) {
+      t.band[0].clear();
+      t.band[1].clear();
+      return ok_status();
+    }
+    const Picture* prev_ref = in.prev_ref[0];
+    const Picture* prev_dis = in.prev_dis[0];
+    if (!prev_ref || !prev_dis)
+      TWINMAF_FAIL(kInternal, "speed_temporal: frame {} arrived without frame {}", in.index,
+                   in.index - 1);
+    speed_difference_band_ref(kp_, prev_ref->plane(0), in.ref->plane(0), t.band[0]);
+    speed_difference_band_ref(kp_, prev_dis->plane(0),
+                              (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.band[1]);
+    return ok_status();
+  }
+
+  Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
+    const auto& t = down_cast<const SpeedTemporalTerms&>(terms);
+    if (t.band[0].empty()) return out.append(name_, index, 0.0);
+    // weight_var_mode stays 0 here in libvmaf, and the score is not clipped.
+    return out.append(name_, index, speed_pair_score(kp_.g, t.band[0], t.band[1], p_).score);
+  }
+
+ private:
+  SpeedParams p_;
+  std::string name_;
+  SpeedKernelParams kp_;
+};
+
+}  // namespace
+
+bool SpeedParams::prescales() const { return !(std::fabs(prescale - 1.0) < 1.0e-3); }
+
+SpeedGeometry speed_geometry(int w, int h, const SpeedParams& p) {
+  SpeedGeometry g;
+  g.w = w;
+  g.h = h;
+  // (int)(size_t * double + 0.5), computed whether or not prescale applies.
+  g.scaled_w = static_cast<int>(static_cast<double>(w) * p.prescale + 0.5);
+  g.scaled_h = static_cast<int>(static_cast<double>(h) * p.prescale + 0.5);
+  g.op_w = g.scaled_w / kSpeedDecimation;
+  g.op_h = g.scaled_h / kSpeedDecimation;
+  g.trunc_w = g.op_w / kSpeedBlock * kSpeedBlock;
+  g.trunc_h = g.op_h / kSpeedBlock * kSpeedBlock;
+  return g;
+}
+
+bool same_bands(const SpeedBand* a, const SpeedBand* b, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (a[i].size() != b[i].size()) return false;
+    for (size_t k = 0; k < a[i].size(); ++k)
+      if (float_bits(a[i][k]) != float_bits(b[i][k])) return false;
+  }
+  return true;
+}
+
+const FeatureSpec& speed_chroma_feature_spec() {
+  static const FeatureSpec spec{
+      .name = "speed_chroma",
+      .options = speed_options(true),
+      .provided = {kChromaNames[0], kChromaNames[1], kChromaNames[2]},
+      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
+        TWINMAF_ASSIGN_OR_RETURN(SpeedParams p, params_from("speed_chroma", o, true));
+        return std::unique_ptr<Extractor>(std::make_unique<SpeedChroma>(o, p));
+      },
+  };
+  return spec;
+}
+
+const FeatureSpec& speed_temporal_feature_spec() {
+  static const FeatureSpec spec{
+      .name = "speed_temporal",
+      .options = speed_options(false),
+      .provided = {kTemporalName},
+      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
+        TWINMAF_ASSIGN_OR_RETURN(SpeedParams p, params_from("speed_temporal", o, false));
+        return std::unique_ptr<Extractor>(std::make_unique<SpeedTemporal>(o, p));
+      },
+  };
+  return spec;
+}
+
+}  // namespace twinmaf

@@ -1,0 +1,188 @@
+// speed_chroma and speed_temporal: SpEED-QA (spatial efficient entropic
+// differencing), the entropy of 5x5 blocks of a 1/16-scale image under a
+// Gaussian scale mixture model, compared between reference and distorted.
+//
+// Reference: libvmaf f85a8536 feature/speed.c (scalar path, `--cpumask -1`),
+// feature/vif_tools.c, feature/picture_copy.c, feature/common/convolution*.
+//   speed_chroma   outputs Speed_chroma_feature_speed_chroma_{u,v,uv}_score
+//                  from the two chroma planes; used by the v1.0.16 models.
+//   speed_temporal outputs Speed_temporal_feature_speed_temporal_score from the
+//                  luma difference of consecutive frames (libvmaf TEMPORAL).
+//
+// Stages, per image (one chroma plane, or one luma frame difference):
+//   1. float image: sample / d - 128 with d = 1, 4, 16, 256 at bpc 8, 10, 12,
+//      16 (picture_copy); speed_temporal: previous minus current frame, each
+//      converted so (all exact in float: at most 16 significant bits).
+//   2. prescale (only when |speed_prescale - 1| >= 1e-3) to
+//      (int)(w * ps + 0.5) x (int)(h * ps + 0.5) with speed_prescale_method
+//      (features/common/float_resample.h).
+//   3. anti-alias Gaussian, size S1 = gaussian_filter_size(1, ks), stdev
+//      (float)(sqrt(4) * S1 / 5.0) (double), then every 16th row and column
+//      from (0, 0): the 1/16 image, (scaled >> 4) per side
+//      (features/common/float_filter.h: filter_separable, step 16).
+//   4. local mean: the 1/16 image minus its own Gaussian filter of scale 4
+//      (vif_gaussian_filter(4, ks)), reflect-101 at the 1/16 image's edges.
+//   5. band = the top-left T = (trunc_w x trunc_h) of that image, each side
+//      rounded down to a multiple of 5: nx x ny blocks of 5x5.
+//   6. block statistics (est_params; speed_finish.cpp): the 25 means of the
+//      shifted (trunc - 4)^2 sub-images (float sums), the 25x25 covariance
+//      (double sums, divided in double, stored float), its eigenvalues
+//      (Householder tridiagonalisation + implicit-shift QR, float, at most
+//      500 steps), and the 25 x nb system K X = Y (Y: the samples of each
+//      block, Householder QR + back substitution, float). An eigenvalue
+//      < 1e-6 or a pivot |R_ii| < 1e-6 makes the image "singular": X = 0.
+//      Per block: S = sum over i of (X_i * Y_i) / 25 (float), entropy =
+//      sum over eigenvalues L (negative ones as 0) of
+//      log2(L * S + snn) + log2(2 pi e) (double terms, float running sum).
+//   7. score (get_speed_score): base = 25 * (log2((1 + nnf) * snn) +
+//      log2(2 pi e)); blocks where both entropies are below base add 0, the
+//      others |H_ref * log2(1 + v_ref) - H_dis * log2(1 + v_dis')| with the
+//      variances of speed_weight_var_mode; the float sum over blocks / nb.
+//      If exactly one of ref/dis is singular the score is 0.
+//   speed_chroma: u and v as above; uv = (u + v) / 2, or the other channel's
+//   score when exactly one channel had a singular image; each printed value
+//   is min(score, speed_max_val) in double. speed_temporal: frame 0 is 0;
+//   frame i > 0 compares ref(i-1) - ref(i) with dis(i-1) - dis(i) (with
+//   speed_use_ref_diff: dis(i-1) - ref(i)), weight_var_mode 0, no clipping
+//   (libvmaf ignores speed_max_val there; it only renames the output).
+//
+// Numeric contract: every float and double operation is libvmaf's scalar C
+// in its order and types (float where it keeps float, double where C
+// promotes, float results rounded where it stores them), compiled without
+// FMA contraction; libm exp, sin, sqrt and log2 are called as libvmaf calls
+// them. libvmaf's AVX2/AVX-512 covariance kernel (FMA, two partial sums)
+// gives other values; this is the scalar path (docs/speed.md).
+//
+// Terms and finish: the split and why it is exact.
+//   SpeedChromaTerms / SpeedTemporalTerms hold the bands of stage 5 (per
+//   image trunc_w x trunc_h floats, row-major): the exact float values
+//   libvmaf's est_params reads. Each band value depends on a bounded window
+//   of the input (the anti-alias taps around its sample, the local-mean taps
+//   around it) and is computed with float multiplies and adds in a fixed
+//   tap order, no reduction across the image: a device can produce each
+//   value independently, bit for bit, with the same operations (no FMA, taps
+//   uploaded from the host's gaussian_taps). Stages 6-7 (covariance, the
+//   eigen and QR solvers, every libm call) run in the shared finish on the
+//   host, on those values, so no backend carries its own copy of them.
+//
+// Sizes: libvmaf has no block below 80x80 samples after prescale (the 1/16
+// image must be at least 5x5): it divides by zero blocks and crashes. init
+// refuses such sizes with the minimum. Above it every filter radius fits its
+// image (S1 <= 35 taps for the largest kernel scale, local mean <= 9 taps).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/picture.h"
+#include "features/common/float_resample.h"
+#include "features/feature.h"
+
+namespace twinmaf {
+
+inline constexpr int kSpeedBlock = 5;                                // block side
+inline constexpr int kSpeedBlockSamples = kSpeedBlock * kSpeedBlock;  // 25
+inline constexpr int kSpeedDecimation = 16;                          // 1/16 scale
+inline constexpr int kSpeedMinScaled = kSpeedBlock * kSpeedDecimation;  // 80
+
+// The options that decide the numbers (libvmaf's SpeedOptions).
+struct SpeedParams {
+  double kernelscale = 1.0;
+  double prescale = 1.0;
+  ResampleMethod prescale_method = ResampleMethod::kNearest;
+  double sigma_nn = 0.29;
+  double nn_floor = 0.0;
+  double max_val = 1000.0;
+  int weight_var_mode = 0;
+  bool use_ref_diff = false;  // speed_temporal only
+
+  // libvmaf's ALMOST_EQUAL(prescale, 1.0) test, negated.
+  bool prescales() const;
+};
+
+// Image sizes through the stages (libvmaf's SpeedDimensions).
+struct SpeedGeometry {
+  int w = 0, h = 0;                // input plane
+  int scaled_w = 0, scaled_h = 0;  // after prescale ((int)(w * ps + 0.5))
+  int op_w = 0, op_h = 0;          // 1/16 image: scaled >> 4
+  int trunc_w = 0, trunc_h = 0;    // op rounded down to multiples of 5
+
+  int blocks_x() const { return trunc_w / kSpeedBlock; }
+  int blocks_y() const { return trunc_h / kSpeedBlock; }
+  int blocks() const { return blocks_x() * blocks_y(); }
+  size_t band_size() const { return static_cast<size_t>(trunc_w) * static_cast<size_t>(trunc_h); }
+};
+
+SpeedGeometry speed_geometry(int w, int h, const SpeedParams& p);
+
+// What the kernels of stages 1-5 need, resolved once at init.
+struct SpeedKernelParams {
+  SpeedGeometry g;
+  bool prescale = false;
+  ResampleMethod method = ResampleMethod::kNearest;
+  int bpc = 8;                    // 8: uint8_t samples; 10, 12, 16: uint16_t
+  float sample_divisor = 1;       // 1, 4, 16, 256
+  std::vector<float> antialias;   // stage 3 taps
+  std::vector<float> local_mean;  // stage 4 taps
+};
+
+// Stage 5 of one image: trunc_w x trunc_h floats, row-major.
+using SpeedBand = std::vector<float>;
+
+// Bitwise equality of two sets of bands.
+bool same_bands(const SpeedBand* a, const SpeedBand* b, int n);
+
+struct SpeedChromaTerms final : FrameTermsOf<SpeedChromaTerms> {
+  // u ref, u dis, v ref, v dis.
+  std::array<SpeedBand, 4> band;
+  bool operator==(const SpeedChromaTerms& o) const {
+    return same_bands(band.data(), o.band.data(), 4);
+  }
+};
+
+struct SpeedTemporalTerms final : FrameTermsOf<SpeedTemporalTerms> {
+  // Frame differences: ref, dis. Empty at frame 0 (no predecessor).
+  std::array<SpeedBand, 2> band;
+  bool operator==(const SpeedTemporalTerms& o) const {
+    return same_bands(band.data(), o.band.data(), 2);
+  }
+};
+
+// CPU reference kernels (stages 1-5).
+// Band of one plane (bpc 8: uint8_t samples, else uint16_t).
+void speed_band_ref(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band);
+// Band of prev - cur (same size and bpc).
+void speed_difference_band_ref(const SpeedKernelParams& kp, const PlaneView& prev,
+                               const PlaneView& cur, SpeedBand& band);
+
+// finish, stages 6-7.
+struct SpeedBlockStats {
+  std::vector<float> entropy;   // per block, raster order
+  std::vector<float> variance;  // per block, raster order
+  bool singular = false;
+};
+// est_params of one band.
+SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, float sigma_nn);
+// get_speed_score of two images' statistics.
+float speed_blocks_score(const SpeedBlockStats& ref, const SpeedBlockStats& dis, float sigma_nn,
+                         float nn_floor, int weight_var_mode);
+
+struct SpeedScore {
+  float score = 0;
+  bool singular = false;  // either image singular (libvmaf's channel error)
+};
+// speed_extract_score from the two bands of a (ref, dis) pair.
+SpeedScore speed_pair_score(const SpeedGeometry& g, const SpeedBand& ref, const SpeedBand& dis,
+                            const SpeedParams& p);
+
+// libvmaf's three outputs from the two channel scores.
+struct SpeedChromaScores {
+  double u = 0, v = 0, uv = 0;
+};
+SpeedChromaScores speed_chroma_scores(const SpeedScore& u, const SpeedScore& v, double max_val);
+
+const FeatureSpec& speed_chroma_feature_spec();
+const FeatureSpec& speed_temporal_feature_spec();
+
+}  // namespace twinmaf
