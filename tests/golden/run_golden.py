@@ -227,7 +227,7 @@ class Checker:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--runs", required=True)
+    ap.add_argument("--runs", required=True, nargs="+", help="run directories (golden set, oracle recordings)")
     ap.add_argument("--clips", required=True)
     ap.add_argument("--models", default="")
     ap.add_argument("--frames", help="frames.tsv of cut clips")
@@ -239,8 +239,8 @@ def main():
     c = Checker(args)
     kinds = args.kinds.split(",")
     tasks = []
-    for pair in sorted(os.listdir(args.runs)):
-        d = os.path.join(args.runs, pair)
+    pairs = sorted((pair, os.path.join(runs, pair)) for runs in args.runs for pair in os.listdir(runs))
+    for pair, d in pairs:
         for kind in kinds:
             for variant in (kind, kind + ".xml", kind + ".csv", kind + ".sub"):
                 if os.path.exists(os.path.join(d, variant + ".cmd")):
