@@ -3,6 +3,7 @@
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
+#include "features/ssim/ssim.h"
 #include "features/vif/vif.h"
 
 namespace twinmaf {
@@ -20,6 +21,8 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   // libvmaf's registry order (feature/feature_extractor.c): the first feature
   // providing a name wins a model's lookup.
   static const std::vector<const FeatureSpec*> registry = {
+      &float_ms_ssim_feature_spec(),
+      &float_ssim_feature_spec(),
       &psnr_feature_spec(),
       &psnr_hvs_feature_spec(),
       &adm_feature_spec(),
