@@ -4,6 +4,7 @@
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
 #include "features/speed/speed.h"
+#include "features/ssim/ssim.h"
 #include "features/vif/vif.h"
 
 namespace twinmaf {
@@ -23,6 +24,8 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   static const std::vector<const FeatureSpec*> registry = {
       &speed_chroma_feature_spec(),
       &speed_temporal_feature_spec(),
+      &float_ms_ssim_feature_spec(),
+      &float_ssim_feature_spec(),
       &psnr_feature_spec(),
       &psnr_hvs_feature_spec(),
       &adm_feature_spec(),

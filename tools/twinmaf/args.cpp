@@ -81,7 +81,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_flag("--sub", sub, "SUB result file");
     app.add_option("--threads", threads, "worker threads (0: the calling thread only)");
     app.add_option("--subsample", subsample, "score every Nth frame");
-    app.add_option("--cpumask", cpumask, "accepted for compatibility (twinmaf's CPU code has no ISA variants)");
+    app.add_option("--cpumask", cpumask, "accepted for compatibility (every CPU kernel variant gives libvmaf's scalar bits)");
     app.add_option("--gpumask", gpumask, "non-zero: run every feature on the CPU (as libvmaf)");
     app.add_option("--frame_cnt", frame_cnt, "score at most N frames");
     app.add_option("--frame_skip_ref", skip_ref, "skip the first N reference frames");
