@@ -1,5 +1,6 @@
 #include "features/feature.h"
 #include "features/adm/adm.h"
+#include "features/float_adm/float_adm.h"
 #include "features/float_motion/float_motion.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
@@ -21,6 +22,7 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   // libvmaf's registry order (feature/feature_extractor.c): the first feature
   // providing a name wins a model's lookup.
   static const std::vector<const FeatureSpec*> registry = {
+      &float_adm_feature_spec(),
       &float_motion_feature_spec(),
       &psnr_feature_spec(),
       &psnr_hvs_feature_spec(),
