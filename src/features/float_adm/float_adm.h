@@ -28,8 +28,8 @@
 //      rcp(x) = y + y*(1 - x*y), y = the processor's RCPSS approximation of
 //      1/x: libvmaf divides this way wherever __SSE2__ is defined (x86-64
 //      always), plain t / (o + 1e-30f) elsewhere; so do we. RCPSS is not
-//      specified bit for bit: Intel processors agree with each other, other
-//      vendors may not, and libvmaf's float ADM inherits that. On the Intel
+//      specified bit for bit (vendors implement it differently), so libvmaf's
+//      float ADM depends on the processor, and ours with it. On the Intel
 //      machines measured its result depends on the top 11 fraction bits and the
 //      exponent of x only (a 2048-entry table scaled by the exponent, which a
 //      GPU twin can take from the host).
