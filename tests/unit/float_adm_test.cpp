@@ -21,13 +21,9 @@ namespace {
 
 using PicPair = std::pair<PicturePtr, PicturePtr>;
 
-// Frames of a golden noise clip (shared/golden/noiseclip.py).
-std::vector<PicPair> noise_pairs(const std::string& name, int frames) {
-  test::NoiseClipSpec spec;
-  EXPECT_TRUE(test::parse_noise_clip_name(name, &spec)) << name;
-  std::vector<uint8_t> ref, dis;
-  test::make_noise_clip(spec, &ref, &dis);
-  const VideoFormat fmt{spec.w, spec.h, spec.fmt, spec.bpc};
+// The first `frames` pictures of packed planar clips (raw-file layout).
+std::vector<PicPair> read_pairs(const VideoFormat& fmt, std::vector<uint8_t> ref, std::vector<uint8_t> dis,
+                                int frames) {
   test::MemorySource rs(fmt, std::move(ref)), ds(fmt, std::move(dis));
   std::vector<PicPair> out;
   for (int i = 0; i < frames; ++i) {
@@ -35,27 +31,19 @@ std::vector<PicPair> noise_pairs(const std::string& name, int frames) {
     auto d = std::make_shared<Picture>(fmt, host_allocator());
     auto a = rs.read(*r);
     auto b = ds.read(*d);
-    EXPECT_TRUE(a.ok() && *a && b.ok() && *b) << name << " frame " << i;
+    EXPECT_TRUE(a.ok() && *a && b.ok() && *b) << "frame " << i;
     out.emplace_back(r, d);
   }
   return out;
 }
 
-// Luma fn(x, y), chroma mid-grey.
-template <typename Fn>
-PicturePtr make_picture(const VideoFormat& f, Fn fn) {
-  auto p = std::make_shared<Picture>(f, host_allocator());
-  for (int pl = 0; pl < f.planes(); ++pl)
-    for (int y = 0; y < f.stored_h(pl); ++y)
-      for (int x = 0; x < f.stored_w(pl); ++x) {
-        const int v = pl == 0 ? fn(x, y) : 1 << (f.bpc - 1);
-        uint8_t* row = p->mutable_data(pl) + y * p->stride(pl);
-        if (f.bpc > 8)
-          reinterpret_cast<uint16_t*>(row)[x] = static_cast<uint16_t>(v);
-        else
-          row[x] = static_cast<uint8_t>(v);
-      }
-  return p;
+// Frames of a golden noise clip (shared/golden/noiseclip.py).
+std::vector<PicPair> noise_pairs(const std::string& name, int frames) {
+  test::NoiseClipSpec spec;
+  EXPECT_TRUE(test::parse_noise_clip_name(name, &spec)) << name;
+  std::vector<uint8_t> ref, dis;
+  test::make_noise_clip(spec, &ref, &dis);
+  return read_pairs({spec.w, spec.h, spec.fmt, spec.bpc}, std::move(ref), std::move(dis), frames);
 }
 
 OptionDict dict_of(std::initializer_list<std::pair<const char*, const char*>> kv) {
@@ -185,9 +173,15 @@ TEST(FloatAdmScores, IdenticalInputsGiveOneAndZero) {
 // the denominator is 0: adm2 = 1, and aim (libvmaf: uninitialised) 0.
 TEST(FloatAdmScores, FlatReferenceWithoutNoiseFloor) {
   const VideoFormat f{40, 36, PixFmt::k420, 10};
-  auto ref = make_picture(f, [](int, int) { return 512; });
-  auto dis = make_picture(f, [](int x, int y) { return (x * 37 + y * 91) % 1024; });
-  const auto cols = run(dict_of({{"adm_noise_weight", "0"}, {"debug", "true"}}), {{ref, dis}});
+  std::vector<uint8_t> ref, dis;  // 16-bit little-endian samples, Y then Cb, Cr
+  for (int p = 0; p < 3; ++p)
+    for (int y = 0; y < f.stored_h(p); ++y)
+      for (int x = 0; x < f.stored_w(p); ++x) {
+        const int d = p == 0 ? (x * 37 + y * 91) % 1024 : 512;
+        ref.insert(ref.end(), {0x00, 0x02});  // 512
+        dis.insert(dis.end(), {static_cast<uint8_t>(d & 0xff), static_cast<uint8_t>(d >> 8)});
+      }
+  const auto cols = run(dict_of({{"adm_noise_weight", "0"}, {"debug", "true"}}), read_pairs(f, ref, dis, 1));
   ASSERT_EQ(cols.size(), 18u);
   EXPECT_EQ(cols[0].values[0], 1.0);
   EXPECT_EQ(cols[1].values[0], 0.0);
