@@ -50,6 +50,7 @@ struct Scratch {
   // Per orientation, band-sized: decoupled r and a, their CSF values and
   // masking terms.
   std::vector<float> r[3], a[3], cr[3], fr[3], ca[3], fa[3];
+  std::vector<float> thr_num, thr_aim;  // masking thresholds of one row (0 with adm_bypass_cm)
 };
 
 float sum4(const float* f, float s0, float s1, float s2, float s3) {
@@ -79,14 +80,21 @@ void dwt(const float* src, int nw, int nh, std::ptrdiff_t stride, bool lo_only, 
     float* v = out.v.data() + static_cast<std::ptrdiff_t>(i) * bw;
     float* h = out.h.data() + static_cast<std::ptrdiff_t>(i) * bw;
     float* d = out.d.data() + static_cast<std::ptrdiff_t>(i) * bw;
-    for (int j = 0; j < bw; ++j) {
-      const int j0 = reflect(2 * j - 1, nw), j1 = reflect(2 * j, nw), j2 = reflect(2 * j + 1, nw),
-                j3 = reflect(2 * j + 2, nw);
+    // Columns 1 .. (nw-3)/2 read 2j-1 .. 2j+2 inside the row: no reflection.
+    const int inner_end = (nw - 3) / 2 + 1;
+    auto column = [&](int j, int j0, int j1, int j2, int j3) {
       a[j] = sum4(kFloatAdmDwtLo, tmplo[j0], tmplo[j1], tmplo[j2], tmplo[j3]);
-      if (lo_only) continue;
+      if (lo_only) return;
       v[j] = sum4(kFloatAdmDwtHi, tmplo[j0], tmplo[j1], tmplo[j2], tmplo[j3]);
       h[j] = sum4(kFloatAdmDwtLo, tmphi[j0], tmphi[j1], tmphi[j2], tmphi[j3]);
       d[j] = sum4(kFloatAdmDwtHi, tmphi[j0], tmphi[j1], tmphi[j2], tmphi[j3]);
+    };
+    for (int j = 0; j < bw; ++j) {
+      if (j >= 1 && j < inner_end) {
+        column(j, 2 * j - 1, 2 * j, 2 * j + 1, 2 * j + 2);
+      } else {
+        column(j, reflect(2 * j - 1, nw), reflect(2 * j, nw), reflect(2 * j + 1, nw), reflect(2 * j + 2, nw));
+      }
     }
   }
 }
@@ -134,8 +142,11 @@ void decouple_csf(const Bands& ref, const Bands& dis, const FloatAdmScaleParams&
   }
 }
 
-inline float power(float x, double p_norm) {
-  return p_norm == 3.0 ? x * x * x : ::powf(x, static_cast<float>(p_norm));
+// x^p as libvmaf pools it: x*x*x for p == 3 (kCube), else powf(x, (float)p).
+template <bool kCube>
+inline float power(float x, float p) {
+  if constexpr (kCube) return x * x * x;
+  return ::powf(x, p);
 }
 
 // Masking threshold at (i, j) from the masker's CSF values c and terms f
@@ -164,10 +175,49 @@ float threshold(const std::vector<float>* c, const std::vector<float>* f, int bw
   return thr;
 }
 
+// Thresholds of row i over columns [j0, j1) into thr[j]. Inner columns take
+// the same sums as threshold() without its edge cases, in a loop the compiler
+// can run over several columns at once (each column's additions keep their
+// order).
+void thresholds(const std::vector<float>* c, const std::vector<float>* f, int bw, int bh, int i, int j0, int j1,
+                float* thr) {
+  const int a = j0 > 1 ? j0 : 1;
+  const int e = j1 < bw - 1 ? j1 : bw - 1;
+  if (j0 < a) thr[j0] = threshold(c, f, bw, bh, i, j0);
+  if (e < j1) thr[e] = threshold(c, f, bw, bh, i, e);
+  if (a >= e) return;
+  const std::ptrdiff_t up = (i == 0 ? 1 : i - 1) * static_cast<std::ptrdiff_t>(bw);
+  const std::ptrdiff_t mid = static_cast<std::ptrdiff_t>(i) * bw;
+  const std::ptrdiff_t dn = (i == bh - 1 ? bh - 1 : i + 1) * static_cast<std::ptrdiff_t>(bw);
+  for (int j = a; j < e; ++j) thr[j] = 0;
+  for (int b = 0; b < 3; ++b) {
+    const float* __restrict u = f[b].data() + up;
+    const float* __restrict m = f[b].data() + mid;
+    const float* __restrict d = f[b].data() + dn;
+    const float* __restrict cm = c[b].data() + mid;
+    float* __restrict t = thr;
+    for (int j = a; j < e; ++j) {
+      float sum = 0;
+      sum += u[j - 1];
+      sum += u[j];
+      sum += u[j + 1];
+      sum += m[j - 1];
+      sum = static_cast<float>(sum + kOneBy15 * std::fabs(cm[j]));
+      sum += m[j + 1];
+      sum += d[j - 1];
+      sum += d[j];
+      sum += d[j + 1];
+      t[j] += sum;
+    }
+  }
+}
+
 // Row sums of masking (num, aim) and denominator over R2 (adm_cm_s,
 // adm_csf_den_scale_s).
-void masked_sums(const Bands& ref, const FloatAdmScaleParams& sp, const FloatAdmKernelParams& p, const Scratch& s,
+template <bool kCube>
+void masked_sums(const Bands& ref, const FloatAdmScaleParams& sp, const FloatAdmKernelParams& p, Scratch& s,
                  std::vector<float> (&rows)[3][3]) {
+  const auto pf = static_cast<float>(p.p_norm);
   const int bw = sp.w, bh = sp.h;
   const FloatAdmRegion& r2 = sp.sums;
   for (auto& k : rows)
@@ -175,21 +225,27 @@ void masked_sums(const Bands& ref, const FloatAdmScaleParams& sp, const FloatAdm
       b.clear();
       b.reserve(static_cast<size_t>(r2.rows()));
     }
+  s.thr_num.assign(static_cast<size_t>(bw), 0.0f);
+  s.thr_aim.assign(static_cast<size_t>(bw), 0.0f);
   const float* o[3] = {ref.h.data(), ref.v.data(), ref.d.data()};
   for (int i = r2.top; i < r2.bottom; ++i) {
+    if (!p.bypass_cm) {
+      thresholds(s.ca, s.fa, bw, bh, i, r2.left, r2.right, s.thr_num.data());
+      thresholds(s.cr, s.fr, bw, bh, i, r2.left, r2.right, s.thr_aim.data());
+    }
     float den[3] = {0, 0, 0}, num[3] = {0, 0, 0}, aim[3] = {0, 0, 0};
     for (int j = r2.left; j < r2.right; ++j) {
       const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(i) * bw + j;
-      const float thr_num = p.bypass_cm ? 0.0f : threshold(s.ca, s.fa, bw, bh, i, j);
-      const float thr_aim = p.bypass_cm ? 0.0f : threshold(s.cr, s.fr, bw, bh, i, j);
+      const float thr_num = s.thr_num[static_cast<size_t>(j)];
+      const float thr_aim = s.thr_aim[static_cast<size_t>(j)];
       for (int b = 0; b < 3; ++b) {
-        den[b] += power(std::fabs(sp.rfactor[b] * o[b][x]), p.p_norm);
+        den[b] += power<kCube>(std::fabs(sp.rfactor[b] * o[b][x]), pf);
         float xn = std::fabs(s.r[b][x] * sp.rfactor[b]) - thr_num;
         xn = xn < 0.0f ? 0.0f : xn;
-        num[b] += power(xn, p.p_norm);
+        num[b] += power<kCube>(xn, pf);
         float xa = std::fabs(s.a[b][x] * sp.rfactor[b]) - thr_aim;
         xa = xa < 0.0f ? 0.0f : xa;
-        aim[b] += power(xa, p.p_norm);
+        aim[b] += power<kCube>(xa, pf);
       }
     }
     for (int b = 0; b < 3; ++b) {
@@ -236,7 +292,10 @@ void float_adm_terms_ref(const PlaneView& ref, const PlaneView& dis, const Float
         for (auto& b : k) b.clear();
     } else {
       decouple_csf(rb, db, sp, p, s);
-      masked_sums(rb, sp, p, s, out.rows[sc]);
+      if (p.p_norm == 3.0)
+        masked_sums<true>(rb, sp, p, s, out.rows[sc]);
+      else
+        masked_sums<false>(rb, sp, p, s, out.rows[sc]);
     }
     ref_in = rb.a.data();
     dis_in = db.a.data();

@@ -95,7 +95,8 @@ std::vector<float> float_motion_filter(int filter_size);
 
 // CPU reference kernels (float_motion_ref.cpp); pictures are float, rows
 // `stride` floats apart.
-// Blur of a w x h picture (w, h >= taps/2 + 1); tmp holds w x h floats.
+// Blur of a w x h picture with 3 or 5 taps (w, h >= taps/2 + 1); tmp holds w x h
+// floats.
 void float_motion_blur_ref(const std::vector<float>& taps, const float* src, int w, int h,
                            std::ptrdiff_t stride, float* tmp, float* dst);
 // libvmaf's bilinear scaling of a w x h picture to dw x dh (dst rows dw apart).

@@ -14,41 +14,53 @@ std::vector<float> float_motion_filter(int filter_size) {
   return {0.054488685f, 0.244201342f, 0.402619947f, 0.244201342f, 0.054488685f};
 }
 
-void float_motion_blur_ref(const std::vector<float>& taps, const float* src, int w, int h,
-                           std::ptrdiff_t stride, float* tmp, float* dst) {
-  const int n = static_cast<int>(taps.size());
-  const int r = n / 2;
-  const float* f = taps.data();
-  // Vertical pass: rows r..h-1-r need no mirror; the sum order is the same.
-  std::vector<const float*> rows(static_cast<size_t>(n));
+namespace {
+
+// The blur with a compile-time tap count, so that the loops over columns run
+// several columns at once (each output keeps its order of additions).
+template <int N>
+void blur(const float* f, const float* src, int w, int h, std::ptrdiff_t stride, float* tmp, float* dst) {
+  constexpr int r = N / 2;
+  // Vertical pass: mirrored rows, the same sum at every row.
   for (int i = 0; i < h; ++i) {
-    for (int k = 0; k < n; ++k) rows[static_cast<size_t>(k)] = src + reflect101(i - r + k, h) * stride;
-    float* t = tmp + i * stride;
+    const float* rows[N];
+    for (int k = 0; k < N; ++k) rows[k] = src + reflect101(i - r + k, h) * stride;
+    float* __restrict t = tmp + i * stride;
     for (int j = 0; j < w; ++j) {
       float acc = 0.0f;
-      for (int k = 0; k < n; ++k) acc += f[k] * rows[static_cast<size_t>(k)][j];
+      for (int k = 0; k < N; ++k) acc += f[k] * rows[k][j];
       t[j] = acc;
     }
   }
-  // Horizontal pass.
+  // Horizontal pass: mirrored columns at both ends, plain indices between.
+  const int lo = r < w ? r : w;
+  const int hi = w - r > lo ? w - r : lo;
   for (int i = 0; i < h; ++i) {
-    const float* t = tmp + i * stride;
-    float* d = dst + i * stride;
-    const int lo = r < w ? r : w;
-    const int hi = w - r > lo ? w - r : lo;
+    const float* __restrict t = tmp + i * stride;
+    float* __restrict d = dst + i * stride;
     auto edge = [&](int j) {
       float acc = 0.0f;
-      for (int k = 0; k < n; ++k) acc += f[k] * t[reflect101(j - r + k, w)];
+      for (int k = 0; k < N; ++k) acc += f[k] * t[reflect101(j - r + k, w)];
       return acc;
     };
     for (int j = 0; j < lo; ++j) d[j] = edge(j);
     for (int j = lo; j < hi; ++j) {
       float acc = 0.0f;
-      for (int k = 0; k < n; ++k) acc += f[k] * t[j - r + k];
+      for (int k = 0; k < N; ++k) acc += f[k] * t[j - r + k];
       d[j] = acc;
     }
     for (int j = hi; j < w; ++j) d[j] = edge(j);
   }
+}
+
+}  // namespace
+
+void float_motion_blur_ref(const std::vector<float>& taps, const float* src, int w, int h,
+                           std::ptrdiff_t stride, float* tmp, float* dst) {
+  if (taps.size() == 3)
+    blur<3>(taps.data(), src, w, h, stride, tmp, dst);
+  else
+    blur<5>(taps.data(), src, w, h, stride, tmp, dst);
 }
 
 namespace {
