@@ -1,6 +1,7 @@
 // float_adm CPU reference kernels: DWT, decouple, CSF, masking and
 // denominator row sums of one frame (contract: float_adm.h).
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -46,10 +47,12 @@ struct Bands {
 
 struct Scratch {
   std::vector<float> ref_pic, dis_pic, tmplo, tmphi;
-  Bands ref[2], dis[2];  // ping-pong: scale s writes [s & 1], reads band a of the other
-  // Per orientation, band-sized: decoupled r and a, their CSF values and
-  // masking terms.
-  std::vector<float> r[3], a[3], cr[3], fr[3], ca[3], fa[3];
+  Bands ref, dis;
+  std::vector<float> ref_in, dis_in;  // band a of the previous scale, the DWT's input
+  // Per orientation, band-sized: the CSF values of the decoupled r and a
+  // (f_b * r, f_b * a) and their masking terms. libvmaf's masking targets
+  // r * f_b and a * f_b are the same products, so they are read from here.
+  std::vector<float> cr[3], fr[3], ca[3], fa[3];
   std::vector<float> thr_num, thr_aim;  // masking thresholds of one row (0 with adm_bypass_cm)
 };
 
@@ -129,8 +132,6 @@ void decouple_csf(const Bands& ref, const Bands& dis, const FloatAdmScaleParams&
         if (angle && rst[b] > 0.0) rst[b] = static_cast<float>(c_min(rst[b] * egl, t[b]));
         if (angle && rst[b] < 0.0) rst[b] = static_cast<float>(c_max(rst[b] * egl, t[b]));
         const float av = t[b] - rst[b];
-        s.r[b][x] = rst[b];
-        s.a[b][x] = av;
         const float ca = sp.rfactor[b] * av;
         const float cr = sp.rfactor[b] * rst[b];
         s.ca[b][x] = ca;
@@ -240,10 +241,10 @@ void masked_sums(const Bands& ref, const FloatAdmScaleParams& sp, const FloatAdm
       const float thr_aim = s.thr_aim[static_cast<size_t>(j)];
       for (int b = 0; b < 3; ++b) {
         den[b] += power<kCube>(std::fabs(sp.rfactor[b] * o[b][x]), pf);
-        float xn = std::fabs(s.r[b][x] * sp.rfactor[b]) - thr_num;
+        float xn = std::fabs(s.cr[b][x]) - thr_num;
         xn = xn < 0.0f ? 0.0f : xn;
         num[b] += power<kCube>(xn, pf);
-        float xa = std::fabs(s.a[b][x] * sp.rfactor[b]) - thr_aim;
+        float xa = std::fabs(s.ca[b][x]) - thr_aim;
         xa = xa < 0.0f ? 0.0f : xa;
         aim[b] += power<kCube>(xa, pf);
       }
@@ -270,35 +271,37 @@ void float_adm_terms_ref(const PlaneView& ref, const PlaneView& dis, const Float
   float_picture_plane(ref, p.bpc, -128, s.ref_pic.data(), w);
   float_picture_plane(dis, p.bpc, -128, s.dis_pic.data(), w);
   const size_t band0 = static_cast<size_t>(p.scale[0].w) * static_cast<size_t>(p.scale[0].h);
-  for (int k = 0; k < 2; ++k) {
-    s.ref[k].resize(band0);
-    s.dis[k].resize(band0);
-  }
+  s.ref.resize(band0);
+  s.dis.resize(band0);
+  s.ref_in.resize(band0);
+  s.dis_in.resize(band0);
   for (int b = 0; b < 3; ++b)
-    for (auto* v : {&s.r[b], &s.a[b], &s.cr[b], &s.fr[b], &s.ca[b], &s.fa[b]}) v->resize(band0);
+    for (auto* v : {&s.cr[b], &s.fr[b], &s.ca[b], &s.fa[b]}) v->resize(band0);
 
   const float* ref_in = s.ref_pic.data();
   const float* dis_in = s.dis_pic.data();
   std::ptrdiff_t in_stride = w;
   for (int sc = 0; sc < 4; ++sc) {
     const FloatAdmScaleParams& sp = p.scale[sc];
-    Bands& rb = s.ref[sc & 1];
-    Bands& db = s.dis[sc & 1];
+    if (sc > 0) {  // the previous band a becomes the input; its buffer takes the new one
+      std::swap(s.ref.a, s.ref_in);
+      std::swap(s.dis.a, s.dis_in);
+      ref_in = s.ref_in.data();
+      dis_in = s.dis_in.data();
+    }
     const bool skip = sc == 0 && p.skip_scale0;
-    dwt(ref_in, sp.in_w, sp.in_h, in_stride, skip, rb, s.tmplo.data(), s.tmphi.data());
-    dwt(dis_in, sp.in_w, sp.in_h, in_stride, skip, db, s.tmplo.data(), s.tmphi.data());
+    dwt(ref_in, sp.in_w, sp.in_h, in_stride, skip, s.ref, s.tmplo.data(), s.tmphi.data());
+    dwt(dis_in, sp.in_w, sp.in_h, in_stride, skip, s.dis, s.tmplo.data(), s.tmphi.data());
     if (skip) {
       for (auto& k : out.rows[0])
         for (auto& b : k) b.clear();
     } else {
-      decouple_csf(rb, db, sp, p, s);
+      decouple_csf(s.ref, s.dis, sp, p, s);
       if (p.p_norm == 3.0)
-        masked_sums<true>(rb, sp, p, s, out.rows[sc]);
+        masked_sums<true>(s.ref, sp, p, s, out.rows[sc]);
       else
-        masked_sums<false>(rb, sp, p, s, out.rows[sc]);
+        masked_sums<false>(s.ref, sp, p, s, out.rows[sc]);
     }
-    ref_in = rb.a.data();
-    dis_in = db.a.data();
     in_stride = sp.w;
   }
 }
