@@ -42,7 +42,6 @@ struct Bands {
     v.resize(n);
     d.resize(n);
   }
-  const float* band(int b) const { return b == 0 ? h.data() : (b == 1 ? v.data() : d.data()); }
 };
 
 struct Scratch {
