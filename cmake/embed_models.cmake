@@ -33,6 +33,10 @@ endif()
 
 # libvmaf's built-in list (model.c), in its order; version = file name.
 set(TWINMAF_BUILTIN_MODELS
+  vmaf_float_v0.6.1
+  vmaf_float_b_v0.6.3
+  vmaf_float_v0.6.1neg
+  vmaf_float_4k_v0.6.1
   vmaf_v0.6.1
   vmaf_b_v0.6.3
   vmaf_v0.6.1neg

@@ -1,5 +1,7 @@
 #include "features/feature.h"
 #include "features/adm/adm.h"
+#include "features/float_adm/float_adm.h"
+#include "features/float_motion/float_motion.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
@@ -22,6 +24,8 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   // libvmaf's registry order (feature/feature_extractor.c): the first feature
   // providing a name wins a model's lookup.
   static const std::vector<const FeatureSpec*> registry = {
+      &float_adm_feature_spec(),
+      &float_motion_feature_spec(),
       &speed_chroma_feature_spec(),
       &speed_temporal_feature_spec(),
       &float_ms_ssim_feature_spec(),

@@ -90,7 +90,7 @@ TEST(JsonTree, NumbersKeepTheirTextAndStrtodValue) {
 }
 
 TEST(BuiltinModels, AllLoadWithLibvmafShapes) {
-  ASSERT_EQ(builtin_models().size(), 13u);
+  ASSERT_EQ(builtin_models().size(), 17u);
   for (const BuiltinModelData& b : builtin_models()) {
     auto m = LoadedModel::from_version(b.version, {});
     ASSERT_TRUE(m.ok()) << m.status().message();
@@ -101,7 +101,7 @@ TEST(BuiltinModels, AllLoadWithLibvmafShapes) {
     EXPECT_EQ(m->main().features().size(), v1 ? 4u : 6u) << b.version;
     EXPECT_EQ(m->main().transform().enabled, v1) << b.version;
     EXPECT_EQ(m->main().chroma_correction().has_value(), v1) << b.version;
-    EXPECT_EQ(m->is_collection(), b.version == "vmaf_b_v0.6.3");
+    EXPECT_EQ(m->is_collection(), b.version == "vmaf_b_v0.6.3" || b.version == "vmaf_float_b_v0.6.3");
   }
   const LoadedModel v061 = load("vmaf_v0.6.1");
   EXPECT_EQ(v061.main().svm().sv_count(), 211u);
