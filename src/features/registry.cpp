@@ -1,5 +1,6 @@
 #include "features/feature.h"
 #include "features/adm/adm.h"
+#include "features/cambi/cambi.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
@@ -26,6 +27,7 @@ const std::vector<const FeatureSpec*>& feature_registry() {
       &motion_feature_spec(),
       &motion_v2_feature_spec(),
       &vif_feature_spec(),
+      &cambi_feature_spec(),
   };
   return registry;
 }
