@@ -2,6 +2,7 @@
 #include "features/adm/adm.h"
 #include "features/float_adm/float_adm.h"
 #include "features/float_motion/float_motion.h"
+#include "features/cambi/cambi.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
@@ -36,6 +37,7 @@ const std::vector<const FeatureSpec*>& feature_registry() {
       &motion_feature_spec(),
       &motion_v2_feature_spec(),
       &vif_feature_spec(),
+      &cambi_feature_spec(),
   };
   return registry;
 }

@@ -224,7 +224,7 @@ with tempfile.TemporaryDirectory() as d:
 
     # models
     expect_error("model needing a later feature", ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v1.0.16_3d0h"],
-                 "no feature extractor provides 'Cambi_feature_cambi_score'")
+                 "model vmaf_v1.0.16_3d0h: no feature extractor provides '")
     expect_error("unknown model version", ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v9"], "vmaf_v9")
     write(j("bad_model.json"), b'{"model_dict": {"model_type": "LIBSVMNUSVR"')
     expect_error("truncated model file", ["-r", ref, "-d", dis, *raw, "--model", "path=" + j("bad_model.json")],
