@@ -254,7 +254,7 @@ class LoadedModel {
   // result lists one FeatureUse per model feature in libvmaf's registration
   // order (a collection's members first, then the main model; duplicates
   // left to the engine's dedup). The first missing provider is an error:
-  // "model vmaf_v1.0.16_3d0h: no feature extractor provides 'Cambi_feature_cambi_score'".
+  // "model m: no feature extractor provides 'VMAF_feature_vif_scale0_score'".
   Result<std::vector<FeatureUse>> bind(FindProvider find);
   // Binds with a caller-supplied naming (tests, tools replaying scores).
   Status bind(const FeatureNamer& namer);

@@ -223,8 +223,8 @@ with tempfile.TemporaryDirectory() as d:
         failures.append("per-feature backends: outputs differ")
 
     # models
-    expect_error("model needing a later feature", ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v1.0.16_3d0h"],
-                 "model vmaf_v1.0.16_3d0h: no feature extractor provides '")
+    expect_error("v1.0.16 below cambi's size", ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v1.0.16_3d0h"],
+                 "cambi: needs a width or height of at least 216")
     expect_error("unknown model version", ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v9"], "vmaf_v9")
     write(j("bad_model.json"), b'{"model_dict": {"model_type": "LIBSVMNUSVR"')
     expect_error("truncated model file", ["-r", ref, "-d", dis, *raw, "--model", "path=" + j("bad_model.json")],
