@@ -1,5 +1,6 @@
 #include "features/feature.h"
 #include "features/adm/adm.h"
+#include "features/ciede/ciede.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
@@ -20,6 +21,7 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   // libvmaf's registry order (feature/feature_extractor.c): the first feature
   // providing a name wins a model's lookup.
   static const std::vector<const FeatureSpec*> registry = {
+      &ciede_feature_spec(),
       &psnr_feature_spec(),
       &psnr_hvs_feature_spec(),
       &adm_feature_spec(),
