@@ -1,6 +1,9 @@
 #include "features/feature.h"
 #include "features/adm/adm.h"
 #include "features/ciede/ciede.h"
+#include "features/float_ansnr/float_ansnr.h"
+#include "features/float_moment/float_moment.h"
+#include "features/float_psnr/float_psnr.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
@@ -21,6 +24,9 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   // libvmaf's registry order (feature/feature_extractor.c): the first feature
   // providing a name wins a model's lookup.
   static const std::vector<const FeatureSpec*> registry = {
+      &float_psnr_feature_spec(),
+      &float_ansnr_feature_spec(),
+      &float_moment_feature_spec(),
       &ciede_feature_spec(),
       &psnr_feature_spec(),
       &psnr_hvs_feature_spec(),
