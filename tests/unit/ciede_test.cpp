@@ -12,8 +12,10 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "core/options.h"
 #include "tests/support/one_frame.h"
 #include "tests/support/seeded_pair.h"
 
@@ -150,6 +152,41 @@ TEST(Ciede, RepeatedTriplesAndEqualPixels) {
   ASSERT_TRUE(r.init.ok());
   EXPECT_EQ(bits(r.sum), bits(direct_sum(ref, dis)));
   EXPECT_GT(r.sum, 0.0);
+}
+
+TEST(Ciede, FramesOnSeveralThreadsShareLabCaches) {
+  // One extractor, frames computed concurrently and in turn: each borrows a
+  // cache that earlier frames (of other content) filled.
+  const VideoFormat f{96, 40, PixFmt::k420, 10};
+  const FeatureSpec& spec = ciede_feature_spec();
+  auto opts = Options::parse("ciede", spec.options, OptionDict{});
+  ASSERT_TRUE(opts.ok());
+  auto ext = spec.create(*opts);
+  ASSERT_TRUE(ext.ok());
+  ASSERT_TRUE((*ext)->init(f).ok());
+  constexpr int kFrames = 12;
+  std::vector<SeededPair> pairs;
+  for (int i = 0; i < kFrames; ++i)
+    pairs.push_back(make_seeded_pair(f, i % 2 ? PairNoise::kSmall : PairNoise::kMix, 40 + static_cast<uint64_t>(i)));
+  std::vector<double> sums(kFrames);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = t; i < kFrames; i += 3) {
+        auto terms = (*ext)->make_terms();
+        FrameInput in;
+        in.index = static_cast<unsigned>(i);
+        in.ref = pairs[static_cast<size_t>(i)].ref.get();
+        in.dis = pairs[static_cast<size_t>(i)].dis.get();
+        EXPECT_TRUE((*ext)->compute(in, *terms).ok());
+        sums[static_cast<size_t>(i)] = static_cast<const CiedeTerms&>(*terms).de00_sum;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < kFrames; ++i) {
+    const SeededPair& p = pairs[static_cast<size_t>(i)];
+    EXPECT_EQ(bits(sums[static_cast<size_t>(i)]), bits(direct_sum(*p.ref, *p.dis))) << "frame " << i;
+  }
 }
 
 // Chroma row of a 4:2:0/4:2:2 picture whose sample (p, y, x) is

@@ -2,6 +2,9 @@
 #include "features/ciede/ciede.h"
 
 #include <cmath>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 namespace twinmaf {
 
@@ -16,6 +19,7 @@ class Ciede final : public Extractor {
       TWINMAF_FAIL(kUnsupported, "ciede: bit depth {} is not supported (8, 10, 12 or 16)", fmt.bpc);
     w_ = fmt.w;
     h_ = fmt.h;
+    bpc_ = fmt.bpc;
     return ok_status();
   }
 
@@ -23,7 +27,20 @@ class Ciede final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<CiedeTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    down_cast<CiedeTerms&>(terms).de00_sum = ciede_sum_ref(*in.ref, *in.dis);
+    // Frames run concurrently; each borrows a Lab cache, which keeps its
+    // colours from frame to frame.
+    std::unique_ptr<CiedeLabCache> labs;
+    {
+      std::lock_guard<std::mutex> lock(caches_mu_);
+      if (!idle_caches_.empty()) {
+        labs = std::move(idle_caches_.back());
+        idle_caches_.pop_back();
+      }
+    }
+    if (!labs) labs = std::make_unique<CiedeLabCache>(bpc_, static_cast<size_t>(w_) * static_cast<size_t>(h_));
+    down_cast<CiedeTerms&>(terms).de00_sum = ciede_sum_ref(*in.ref, *in.dis, *labs);
+    std::lock_guard<std::mutex> lock(caches_mu_);
+    idle_caches_.push_back(std::move(labs));
     return ok_status();
   }
 
@@ -34,6 +51,9 @@ class Ciede final : public Extractor {
  private:
   int w_ = 0;
   int h_ = 0;
+  int bpc_ = 8;
+  mutable std::mutex caches_mu_;
+  mutable std::vector<std::unique_ptr<CiedeLabCache>> idle_caches_;
 };
 
 }  // namespace

@@ -49,7 +49,9 @@
 // (sqrt of a rounded negative) would propagate as in libvmaf.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "base/hd_math.h"
 #include "core/picture.h"
@@ -82,11 +84,52 @@ float ciede_de00(const CiedeLab& ref, const CiedeLab& dis);
 // Chroma row i of plane p (1 or 2) at luma width, as libvmaf's ciede reads
 // it from `pic` (4:2:0 or 4:2:2; see above): out[0 .. w-1]. Reads past the
 // end of libvmaf's picture buffer (the last chroma row of V in some odd or
-// 1-row sizes) are taken as 0, what libvmaf reads from its zeroed pages.
+// 1-row sizes) are taken as 0, what libvmaf's CLI read there in the golden
+// runs (docs/ciede.md).
 void ciede_chroma_row(const Picture& pic, int p, int i, uint16_t* out);
 
-// CPU reference: S for one frame.
-double ciede_sum_ref(const Picture& ref, const Picture& dis);
+// Lab colours of sample triples already seen, direct-mapped (up to 2^19
+// slots): a Lab colour depends on its triple and the depth only, so a hit
+// returns what ciede_lab would. Real content repeats its triples (55-80
+// thousand distinct ones in a 1080p 8-bit frame of 2 million pixels, about a
+// million at 10 bit) within and across frames, so one cache serves a
+// sequence; one thread at a time.
+class CiedeLabCache {
+ public:
+  CiedeLabCache(int bpc, size_t pixels);
+  // Starts loading the slot of a triple get() will ask for soon: the table
+  // outgrows the processor's caches and a miss costs more than a Lab colour.
+  void prefetch(uint16_t y, uint16_t u, uint16_t v) const { __builtin_prefetch(&slot(key_of(y, u, v))); }
+  const CiedeLab& get(uint16_t y, uint16_t u, uint16_t v) {
+    const uint64_t key = key_of(y, u, v);
+    Slot& s = slot(key);
+    if (s.key != key) {
+      s.key = key;
+      s.lab = ciede_lab(y, u, v, k_);
+    }
+    return s.lab;
+  }
+
+ private:
+  struct Slot {
+    uint64_t key = ~uint64_t{0};  // no triple has all 64 bits set
+    CiedeLab lab{};
+  };
+  static uint64_t key_of(uint16_t y, uint16_t u, uint16_t v) {
+    return (uint64_t{y} << 32) | (uint64_t{u} << 16) | v;
+  }
+  size_t index(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
+  Slot& slot(uint64_t key) { return slots_[index(key)]; }
+  const Slot& slot(uint64_t key) const { return slots_[index(key)]; }
+
+  CiedeLevels k_;
+  std::vector<Slot> slots_;
+  int shift_ = 0;
+};
+
+// CPU reference: S for one frame, Lab colours through `labs`; pixels whose
+// two triples are equal add +0 and are skipped.
+double ciede_sum_ref(const Picture& ref, const Picture& dis, CiedeLabCache& labs);
 
 // finish: the score from S for a w x h luma grid.
 double ciede_score(double de00_sum, int w, int h);
