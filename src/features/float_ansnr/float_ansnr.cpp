@@ -6,7 +6,7 @@
 
 #include "base/hd_math.h"
 #include "base/ordered_sum.h"
-#include "features/float_picture.h"
+#include "features/common/float_picture.h"
 
 namespace twinmaf {
 

@@ -8,7 +8,7 @@
 
 #include "base/ordered_sum.h"
 #include "features/float_ansnr/float_ansnr.h"
-#include "features/float_picture.h"
+#include "features/common/float_picture.h"
 
 namespace twinmaf {
 

@@ -2,7 +2,7 @@
 // float_moment.h).
 #include "features/float_moment/float_moment.h"
 
-#include "features/float_picture.h"
+#include "features/common/float_picture.h"
 
 namespace twinmaf {
 

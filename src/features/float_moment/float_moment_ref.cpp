@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "features/float_moment/float_moment.h"
-#include "features/float_picture.h"
+#include "features/common/float_picture.h"
 
 namespace twinmaf {
 

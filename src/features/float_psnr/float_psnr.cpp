@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "features/float_picture.h"
+#include "features/common/float_picture.h"
 
 namespace twinmaf {
 

@@ -2,7 +2,7 @@
 // differences (the contract is in float_psnr.h).
 #include <vector>
 
-#include "features/float_picture.h"
+#include "features/common/float_picture.h"
 #include "features/float_psnr/float_psnr.h"
 
 namespace twinmaf {
