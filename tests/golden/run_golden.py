@@ -27,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 
-TEMPORAL = re.compile(r"motion|vmaf")
+# Kinds whose values may depend on later frames (the CTC presets carry motion).
+TEMPORAL = re.compile(r"motion|vmaf|ctc")
 
 # Runs where libvmaf exits 0 but twinmaf deliberately refuses the input with a
 # one-line error (docs/cli.md, "deliberate deviations"): (run regex, error).
