@@ -100,10 +100,17 @@ class Checker:
     def fail(self, run, msg):
         self.errors.append(f"{run}: {msg}")
 
+    def clip_path(self, name):
+        """The clip in the first --clips directory that holds it (else the first's path)."""
+        for d in self.args.clips:
+            path = os.path.join(d, name)
+            if os.path.exists(path):
+                return path
+        return os.path.join(self.args.clips[0], name)
+
     def clip_frames(self, name):
         """None: whole clip; int: first N frames; False: clip not available."""
-        path = os.path.join(self.args.clips, name)
-        if not os.path.exists(path):
+        if not os.path.exists(self.clip_path(name)):
             return False
         return self.frames.get(name)
 
@@ -112,7 +119,7 @@ class Checker:
         it = iter(tokens[1:])
         for t in it:
             if t in ("-r", "-d", "--reference", "--distorted"):
-                cmd += [t, os.path.join(self.args.clips, next(it))]
+                cmd += [t, self.clip_path(next(it))]
             elif t in ("-o", "--output"):
                 next(it)
                 cmd += [t, out_path]
@@ -262,7 +269,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True)
     ap.add_argument("--runs", required=True, nargs="+", help="run directories (golden set, oracle recordings)")
-    ap.add_argument("--clips", required=True)
+    ap.add_argument("--clips", required=True, nargs="+",
+                    help="clip directories, searched in order (decoded clips, generated noise clips)")
     ap.add_argument("--models", default="")
     ap.add_argument("--frames", help="frames.tsv of cut clips")
     ap.add_argument("--kinds", required=True, help="comma-separated run names (psnr,motion,...)")
