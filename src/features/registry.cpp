@@ -2,6 +2,7 @@
 #include "features/adm/adm.h"
 #include "features/float_adm/float_adm.h"
 #include "features/float_motion/float_motion.h"
+#include "features/float_vif/float_vif.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
@@ -25,6 +26,7 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   // providing a name wins a model's lookup.
   static const std::vector<const FeatureSpec*> registry = {
       &float_adm_feature_spec(),
+      &float_vif_feature_spec(),
       &float_motion_feature_spec(),
       &speed_chroma_feature_spec(),
       &speed_temporal_feature_spec(),
