@@ -7,6 +7,7 @@
 #include "features/float_moment/float_moment.h"
 #include "features/float_motion/float_motion.h"
 #include "features/float_psnr/float_psnr.h"
+#include "features/float_vif/float_vif.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
@@ -32,6 +33,7 @@ const std::vector<const FeatureSpec*>& feature_registry() {
       &float_psnr_feature_spec(),
       &float_ansnr_feature_spec(),
       &float_adm_feature_spec(),
+      &float_vif_feature_spec(),
       &float_motion_feature_spec(),
       &float_moment_feature_spec(),
       &speed_chroma_feature_spec(),

@@ -78,13 +78,10 @@ Result<SpeedParams> params_from(std::string_view feature, const Options& o, bool
     TWINMAF_FAIL(kInvalidArgument, "{}: speed_prescale_method '{}' is not one of {}", feature,
                  method, kResampleMethodNames);
   p.prescale_method = *m;
-  if (!kernelscale_is_valid(static_cast<float>(p.kernelscale))) {
-    std::string valid;
-    for (float v : valid_kernelscales()) valid += (valid.empty() ? "" : ", ") + format_g(v);
+  if (!kernelscale_is_valid(static_cast<float>(p.kernelscale)))
     TWINMAF_FAIL(kInvalidArgument,
                  "{}: speed_kernelscale {} is not one of libvmaf's ({}, within 1e-3)", feature,
-                 format_g(p.kernelscale), valid);
-  }
+                 format_g(p.kernelscale), kernelscales_text());
   return p;
 }
 
