@@ -14,6 +14,13 @@
 //     must also cross PCIe, which share the host's memory bandwidth with the
 //     reads.
 //
+//   twinmaf_gpu_bench pinning TOTAL_MB CHUNK_MB
+//     Start-up costs: the CUDA context (first runtime call), then TOTAL_MB of
+//     page-locked memory in CHUNK_MB pieces three ways: cudaHostAlloc; 4 KiB
+//     pages from mmap, written, then cudaHostRegister; the same with
+//     transparent huge pages (madvise); cudaHostAlloc from 4 threads. Each
+//     freed again; ms for every step.
+//
 //   twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES [--banks=N] [--graphs=0|1]
 //                     FEATURE[=opts] [FEATURE...]
 //     Kernel throughput with the inputs already on the device: 8 distinct
@@ -24,6 +31,7 @@
 //     session's banks and graphs.
 #include <cuda_runtime.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -224,6 +232,53 @@ Status resident(const VideoFormat& fmt, int frames, const std::vector<std::strin
   return ok_status();
 }
 
+int pinning(size_t total_mb, size_t chunk_mb) {
+  using Clock = std::chrono::steady_clock;
+  auto t = Clock::now();
+  const auto lap = [&t](const char* what) {
+    const auto now = Clock::now();
+    std::printf("pinning: %-44s %9.1f ms\n", what, std::chrono::duration<double, std::milli>(now - t).count());
+    t = now;
+  };
+  if (cudaFree(nullptr) != cudaSuccess) return fail("no CUDA device");
+  lap("context (first runtime call)");
+  const size_t chunk = chunk_mb << 20, n = total_mb / chunk_mb;
+  std::vector<void*> p(n);
+  for (void*& q : p)
+    if (cudaHostAlloc(&q, chunk, cudaHostAllocPortable) != cudaSuccess) return fail("cudaHostAlloc");
+  lap("cudaHostAlloc");
+  for (void* q : p) cudaFreeHost(q);
+  lap("cudaFreeHost");
+  {
+    std::vector<std::thread> ts;
+    for (int k = 0; k < 4; ++k)
+      ts.emplace_back([&, k] {
+        for (size_t i = size_t(k); i < n; i += 4) cudaHostAlloc(&p[i], chunk, cudaHostAllocPortable);
+      });
+    for (std::thread& th : ts) th.join();
+  }
+  lap("cudaHostAlloc, 4 threads");
+  for (void* q : p) cudaFreeHost(q);
+  lap("cudaFreeHost");
+  for (int huge = 0; huge < 2; ++huge) {
+    for (void*& q : p) {
+      q = mmap(nullptr, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (q == MAP_FAILED) return fail("mmap");
+      if (huge) madvise(q, chunk, MADV_HUGEPAGE);
+      std::memset(q, 0, chunk);
+    }
+    lap(huge ? "mmap + THP + write" : "mmap + write");
+    for (void* q : p)
+      if (cudaHostRegister(q, chunk, cudaHostRegisterPortable) != cudaSuccess) return fail("cudaHostRegister");
+    lap(huge ? "cudaHostRegister (THP)" : "cudaHostRegister");
+    for (void* q : p) cudaHostUnregister(q);
+    lap(huge ? "cudaHostUnregister (THP)" : "cudaHostUnregister");
+    for (void* q : p) munmap(q, chunk);
+    lap("munmap");
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -233,6 +288,7 @@ int main(int argc, char** argv) {
     for (size_t i = 4; i < a.size(); ++i) threads.push_back(std::atoi(a[i].c_str()));
     return ceiling(a[1], std::stoull(a[2]), std::stoull(a[3]), threads, a[0] == "ceiling_upload");
   }
+  if (a.size() == 3 && a[0] == "pinning") return pinning(std::stoull(a[1]), std::stoull(a[2]));
   if (a.size() >= 7 && a[0] == "resident") {
     const PixFmt fmt = a[3] == "420" ? PixFmt::k420 : a[3] == "422" ? PixFmt::k422 : a[3] == "444" ? PixFmt::k444 : PixFmt::k400;
     const VideoFormat f{std::atoi(a[1].c_str()), std::atoi(a[2].c_str()), fmt, std::atoi(a[4].c_str())};
@@ -241,6 +297,7 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: twinmaf_gpu_bench ceiling|ceiling_upload FILE FRAME_BYTES READ_BYTES [THREADS...]\n"
+               "       twinmaf_gpu_bench pinning TOTAL_MB CHUNK_MB\n"
                "       twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES [--banks=N] [--graphs=0|1] FEATURE[=opts]...\n");
   return 2;
 }

@@ -7,12 +7,57 @@
 # call allows). PART=engine: twin tests, then resident and end-to-end numbers
 # of this build beside those of an earlier build in .device/base/ (same
 # commands, same run), and a GPU run with a CPU-assigned feature at several
-# thread counts.
+# thread counts. PART=startup: whole-process times of short and long jobs,
+# this build beside .device/base/, with --profile start-up traces.
 set -u
 cd "$(dirname "$0")"
 R=./run.sh
 section() { echo; echo "=== $*"; }
 B="$R twinmaf_gpu_bench"
+if [[ ${PART:-} == startup ]]; then
+# Whole processes from raw files in the page cache: this build beside the
+# earlier one in .device/base/ (same commands, same run), best of 3, then
+# this build's --profile start-up trace of each job.
+section "pinning and context costs"
+$B pinning 512 32
+$B pinning 512 512
+python3 device_gen.py 3840 2160 480 /tmp/r4k.yuv /tmp/d4k.yuv 30
+python3 device_gen.py 1920 1080 480 /tmp/r1k.yuv /tmp/d1k.yuv 30
+for i in 1 2 3 4 5 6 7 8; do cp /tmp/d1k.yuv /tmp/d1k_$i.yuv; done
+cat /tmp/*.yuv > /dev/null
+D8=""; for i in 1 2 3 4 5 6 7 8; do D8="$D8 -d /tmp/d1k_$i.yuv"; done
+K="-w 3840 -h 2160 -p 420 -b 8 --backend cuda -q"
+H="-w 1920 -h 1080 -p 420 -b 8 --backend cuda -q"
+jobs=("4K 1 frame|-r /tmp/r4k.yuv -d /tmp/d4k.yuv $K --frame_cnt 1"
+      "4K 480 frames|-r /tmp/r4k.yuv -d /tmp/d4k.yuv $K"
+      "1080p 1 frame|-r /tmp/r1k.yuv -d /tmp/d1k.yuv $H --frame_cnt 1"
+      "1080p 480 frames|-r /tmp/r1k.yuv -d /tmp/d1k.yuv $H"
+      "1080p 1 ref x 8 encodes, 480 frames|-r /tmp/r1k.yuv $D8 $H")
+best() {  # best of 3 whole-process wall times, seconds
+  local b=99
+  for k in 1 2 3; do
+    local t0=$(date +%s.%N); "$@" > /dev/null 2>&1; local t1=$(date +%s.%N)
+    b=$(python3 -c "print(min($b, $t1 - $t0))")
+  done
+  printf '%.3f' "$b"
+}
+section "whole processes, best of 3 (s): base | new"
+for j in "${jobs[@]}"; do
+  name=${j%%|*}; args=${j#*|}
+  printf '%-40s %s | %s\n' "$name" "$(best base/run.sh twinmaf $args)" "$(best $R twinmaf $args)"
+done
+section "new: --profile start-up traces"
+for j in "${jobs[@]}"; do
+  echo "--- ${j%%|*}"
+  $R twinmaf ${j#*|} --profile 2>&1 | grep -vE "^  (kernel|upload plane)"
+done
+section "new: 4K 480 frames by --readers (s)"
+for r in 2 4 6 8 12; do printf 'readers %2d: %s\n' $r "$(best $R twinmaf -r /tmp/r4k.yuv -d /tmp/d4k.yuv $K --readers $r)"; done
+section "new: no CUDA work, same process shape (--backend cpu, 1 frame 1080p)"
+printf 'cpu 1 frame: %s\n' "$(best $R twinmaf -r /tmp/r1k.yuv -d /tmp/d1k.yuv -w 1920 -h 1080 -p 420 -b 8 --backend cpu -q --frame_cnt 1)"
+printf 'version: %s\n' "$(best $R twinmaf --version)"
+exit 0
+fi
 if [[ ${PART:-} == engine ]]; then
 section "twin tests"
 timeout 240 $R twinmaf_twin 2>&1 | grep -E "^\[  (PASSED|FAILED)|^\[       OK|FAILED|twin:|Failure|frame [0-9]+:|terms differ" | head -80

@@ -72,7 +72,9 @@ PictureAllocator& host_allocator();
 
 class Picture {
  public:
-  Picture(const VideoFormat& fmt, PictureAllocator& alloc);
+  // Storage for planes [0, planes) only (for inputs whose features read
+  // luma alone); the others have none: data() null, plane_bytes() 0.
+  Picture(const VideoFormat& fmt, PictureAllocator& alloc, int planes = 3);
   ~Picture();
   Picture(const Picture&) = delete;
   Picture& operator=(const Picture&) = delete;
@@ -87,7 +89,7 @@ class Picture {
   std::size_t bytes() const { return bytes_; }
   std::size_t plane_offset(int p) const { return static_cast<std::size_t>(data_[p] - base_); }
   std::size_t plane_bytes(int p) const {
-    return static_cast<std::size_t>(stride_[p]) * static_cast<std::size_t>(fmt_.stored_h(p));
+    return data_[p] ? static_cast<std::size_t>(stride_[p]) * static_cast<std::size_t>(fmt_.stored_h(p)) : 0;
   }
 
  private:

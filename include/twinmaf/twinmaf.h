@@ -88,6 +88,13 @@ bool has_feature(std::string_view name);
 // refuse a bad output before it scores.
 Status check_output_path(const std::string& path);
 
+// The process's start-up trace (what --profile prints as "startup"): off
+// until enabled; every step of scoring marks itself (models loaded, inputs
+// opened, CUDA context, twins, first frame, ...), callers may add steps.
+void enable_startup_trace();
+void mark_startup(std::string_view step);
+std::vector<std::string> startup_trace();
+
 // An input file: Y4M (by its signature), raw YUV with `raw`, or a container.
 struct InputFile {
   std::string path;

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "api/feature_text.h"
+#include "base/trace.h"
 #include "api/scorer_impl.h"
 #include "core/pooling.h"
 #include "io/depth_source.h"
@@ -20,6 +21,10 @@ namespace twinmaf {
 const char* version() { return TWINMAF_VERSION; }
 
 bool has_feature(std::string_view name) { return find_feature(name) != nullptr; }
+
+void enable_startup_trace() { trace::enable(); }
+void mark_startup(std::string_view step) { trace::mark(step); }
+std::vector<std::string> startup_trace() { return trace::lines(); }
 
 Status check_output_path(const std::string& path) {
   namespace fs = std::filesystem;
@@ -91,6 +96,7 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
     TWINMAF_RETURN_IF_ERROR(impl->session->use_feature(f.name, f.options));
   }
   impl->cfg = std::move(cfg);
+  trace::mark("models loaded, features bound");
   return std::unique_ptr<Scorer>(new Scorer(std::move(impl)));
 }
 
@@ -115,6 +121,7 @@ Status Scorer::Impl::predict() {
   }
   info.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   done = true;
+  trace::mark("models predicted");
   return ok_status();
 }
 
@@ -145,6 +152,7 @@ Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& d
     dis_ptrs.push_back(d.get());
   }
   m.fmt = ref->format();
+  trace::mark("inputs opened");
   const Status st = m.session->run(*ref, dis_ptrs, limits, &m.report);
   m.info.warnings = m.report.warnings;
   m.info.profile = m.report.profile;

@@ -2,6 +2,7 @@
 
 #include "twinmaf/types.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -75,9 +76,10 @@ PictureAllocator& host_allocator() {
   return alloc;
 }
 
-Picture::Picture(const VideoFormat& fmt, PictureAllocator& alloc) : fmt_(fmt), alloc_(alloc) {
+Picture::Picture(const VideoFormat& fmt, PictureAllocator& alloc, int planes) : fmt_(fmt), alloc_(alloc) {
   std::size_t offset[3] = {};
-  for (int p = 0; p < fmt.planes(); ++p) {
+  planes = std::clamp(planes, 1, fmt.planes());
+  for (int p = 0; p < planes; ++p) {
     const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(fmt.stored_w(p)) * fmt.bytes_per_sample();
     stride_[p] = (row + kStrideAlign - 1) / kStrideAlign * kStrideAlign;
     offset[p] = bytes_;
@@ -86,7 +88,7 @@ Picture::Picture(const VideoFormat& fmt, PictureAllocator& alloc) : fmt_(fmt), a
   base_ = static_cast<uint8_t*>(alloc_.allocate(bytes_));
   // Zero once so the stride padding is deterministic (readers never write it).
   std::memset(base_, 0, bytes_);
-  for (int p = 0; p < fmt.planes(); ++p) data_[p] = base_ + offset[p];
+  for (int p = 0; p < planes; ++p) data_[p] = base_ + offset[p];
 }
 
 Picture::~Picture() { alloc_.deallocate(base_); }
@@ -98,22 +100,19 @@ PlaneView Picture::plane(int p) const {
 struct PicturePool::State {
   VideoFormat fmt;
   PictureAllocator* alloc;
+  int planes;
   std::mutex mutex;
   std::vector<std::unique_ptr<Picture>> free;
 };
 
-PicturePool::PicturePool(const VideoFormat& fmt, PictureAllocator& alloc)
+PicturePool::PicturePool(const VideoFormat& fmt, PictureAllocator& alloc, int planes)
     : state_(std::make_shared<State>()) {
   state_->fmt = fmt;
   state_->alloc = &alloc;
+  state_->planes = planes;
 }
 
 const VideoFormat& PicturePool::format() const { return state_->fmt; }
-
-void PicturePool::reserve(size_t count) {
-  std::lock_guard lock(state_->mutex);
-  while (state_->free.size() < count) state_->free.push_back(std::make_unique<Picture>(state_->fmt, *state_->alloc));
-}
 
 PicturePtr PicturePool::acquire() {
   std::unique_ptr<Picture> pic;
@@ -124,7 +123,7 @@ PicturePtr PicturePool::acquire() {
       state_->free.pop_back();
     }
   }
-  if (!pic) pic = std::make_unique<Picture>(state_->fmt, *state_->alloc);
+  if (!pic) pic = std::make_unique<Picture>(state_->fmt, *state_->alloc, state_->planes);
   std::shared_ptr<State> state = state_;
   return PicturePtr(pic.release(), [state](Picture* p) {
     std::lock_guard lock(state->mutex);

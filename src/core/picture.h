@@ -20,10 +20,9 @@ inline constexpr int kMaxHistory = 2;
 // picture it handed out.
 class PicturePool {
  public:
-  PicturePool(const VideoFormat& fmt, PictureAllocator& alloc);
+  // Pictures with storage for planes [0, planes) (Picture's constructor).
+  PicturePool(const VideoFormat& fmt, PictureAllocator& alloc, int planes = 3);
   PicturePtr acquire();
-  // Allocates pictures up front so the first frames do not pay for them.
-  void reserve(size_t count);
   const VideoFormat& format() const;
 
  private:

@@ -11,7 +11,7 @@ InputReader::InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsign
   sources_.insert(sources_.end(), dis.begin(), dis.end());
   const bool random = std::all_of(sources_.begin(), sources_.end(), [](VideoSource* s) { return s->random_access(); });
   if (threads > 1 && random) {
-    window_ = 2 * threads;
+    window_ = threads + 2;
     for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this] { worker(); });
   }
 }
@@ -29,6 +29,13 @@ InputReader::Read InputReader::read_set(unsigned i, bool sequential) {
   Read r;
   r.set.index = i;
   for (size_t k = 0; k < sources_.size(); ++k) {
+    // Past a file's end nothing is read and no picture taken: read-ahead
+    // beyond the last frame costs no (pinned) memory.
+    const std::optional<uint64_t> begun = sequential ? std::nullopt : sources_[k]->frames_begun();
+    if (begun && i >= *begun) {
+      r.got.push_back(false);
+      continue;
+    }
     PicturePtr pic = pool_.acquire();
     r.got.push_back(sequential ? sources_[k]->read(*pic) : sources_[k]->read_frame(i, *pic));
     if (k == 0) r.set.ref = std::move(pic);

@@ -4,7 +4,7 @@
 //
 // With threads > 1 and random-access sources only (raw YUV), `threads`
 // workers read frames ahead in parallel (positional reads, at most
-// 2 * threads frames ahead of the consumer) and next() hands them out in
+// threads + 2 frames ahead of the consumer) and next() hands them out in
 // index order: the same frames, warnings and errors as the sequential
 // reader, sooner.
 #pragma once

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/trace.h"
 #include "engine/device_run.h"
 #include "engine/session.h"
 #include "gpu/cuda_check.h"
@@ -58,6 +59,7 @@ Status Session::assign_backends(const VideoFormat& fmt, std::vector<std::string>
       return ok_status();  // auto without a usable device: the CPU
     }
     gpu_ = std::shared_ptr<gpu::Context>(std::move(*ctx));
+    trace::mark("CUDA context created");
   }
   TWINMAF_RETURN_IF_ERROR(gpu_->bind());
   for (unsigned l = 0; l < lanes_.size(); ++l) {
@@ -79,6 +81,7 @@ Status Session::assign_backends(const VideoFormat& fmt, std::vector<std::string>
       r.backend = "cuda";
     }
   }
+  trace::mark("CUDA twins created");
   return ok_status();
 }
 

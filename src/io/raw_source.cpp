@@ -25,6 +25,14 @@ Result<bool> RawSource::read_frame(unsigned index, Picture& pic) const {
                            host_check_from_, frame);
 }
 
+std::optional<uint64_t> RawSource::frames_begun() const {
+  const std::optional<uint64_t> size = file_.size();
+  if (!size) return std::nullopt;
+  const uint64_t bytes = packed_frame_bytes(format_);
+  const uint64_t begun = (*size + bytes - 1) / bytes;
+  return begun > skipped_ ? begun - skipped_ : 0;
+}
+
 Result<bool> RawSource::read(Picture& pic) {
   TWINMAF_ASSIGN_OR_RETURN(bool got, read_frame(next_, pic));
   if (got) ++next_;

@@ -34,6 +34,10 @@ class VideoSource {
   // after the skipped ones, from any thread, without moving read()'s position.
   virtual bool random_access() const { return false; }
   virtual Result<bool> read_frame(unsigned index, Picture& pic) const;
+  // Random access: the frames that begin in the file (after the skipped
+  // ones); read_frame(i) at or past it returns false without reading.
+  // nullopt where unknown.
+  virtual std::optional<uint64_t> frames_begun() const { return std::nullopt; }
   // Planes to read: 1 reads luma only and leaves chroma storage untouched
   // (for feature sets that never read chroma). Default: all planes.
   void set_planes_needed(int planes) { planes_needed_ = planes; }

@@ -228,6 +228,7 @@ Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
     const Status w = (*scorer)->write(req.outputs[k], req.output_format, static_cast<unsigned>(k), req.precision);
     if (!w.ok()) return w;
   }
+  if (!req.outputs.empty()) mark_startup("outputs written");
   return ok_status();
 }
 

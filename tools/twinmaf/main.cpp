@@ -23,6 +23,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "twinmaf %s\n", twinmaf::version());
     return 0;
   }
+  if (req->config.profile) twinmaf::enable_startup_trace();
   std::unique_ptr<twinmaf::Scorer> scorer;
   const twinmaf::Status st = twinmaf::run_cli(*req, &scorer);
   if (scorer) {
@@ -46,6 +47,11 @@ int run(int argc, char** argv) {
     }
     const twinmaf::RunInfo& info = scorer->info();
     std::fprintf(stderr, "%u frames, %.2f fps\n", info.frames, info.seconds > 0 ? info.frames / info.seconds : 0.0);
+  }
+  if (req->config.profile) {
+    scorer.reset();
+    twinmaf::mark_startup("scorer destroyed (memory freed)");
+    for (const std::string& line : twinmaf::startup_trace()) std::fprintf(stderr, "%s\n", line.c_str());
   }
   return 0;
 }
