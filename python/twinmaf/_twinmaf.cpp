@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "twinmaf/twinmaf.h"
@@ -115,6 +116,39 @@ class PyScorer {
     {
       py::gil_scoped_release nogil;
       st = scorer_->score(r, d, limits);
+    }
+    after_frames(st);
+  }
+
+  // Distributed runs: the terms of frames [first, first + count) of files.
+  py::bytes compute_segment(const std::string& ref, const py::object& ref_raw, const std::vector<std::string>& dis,
+                            const py::object& dis_raw, unsigned first, unsigned count, unsigned frame_cnt,
+                            unsigned skip_ref, unsigned skip_dis) {
+    const twinmaf::InputFile r{ref, raw_params(ref_raw)};
+    std::vector<twinmaf::InputFile> d;
+    for (const std::string& p : dis) d.push_back({p, raw_params(dis_raw)});
+    const twinmaf::RunLimits limits{frame_cnt, skip_ref, skip_dis};
+    std::optional<twinmaf::Result<std::string>> out;
+    {
+      py::gil_scoped_release nogil;
+      out.emplace(scorer_->compute_segment(r, d, first, count, limits));
+    }
+    after_frames(out->status());
+    return py::bytes(**out);
+  }
+
+  void finish_segments(const std::vector<py::bytes>& segments) {
+    std::vector<std::string_view> views;
+    for (const py::bytes& b : segments) {
+      char* data = nullptr;
+      py::ssize_t n = 0;
+      if (PyBytes_AsStringAndSize(b.ptr(), &data, &n) != 0) throw py::error_already_set();
+      views.emplace_back(data, static_cast<size_t>(n));
+    }
+    twinmaf::Status st;
+    {
+      py::gil_scoped_release nogil;
+      st = scorer_->finish_segments(views);
     }
     after_frames(st);
   }
@@ -268,6 +302,8 @@ PYBIND11_MODULE(_twinmaf, m) {
            py::arg("distorted"), py::arg("progress"))
       .def("score", &PyScorer::score, py::arg("reference"), py::arg("reference_raw"), py::arg("distorted"),
            py::arg("distorted_raw"), py::arg("frame_cnt"), py::arg("skip_ref"), py::arg("skip_dis"))
+      .def("compute_segment", &PyScorer::compute_segment)
+      .def("finish_segments", &PyScorer::finish_segments)
       .def("open", &PyScorer::open)
       .def("push", &PyScorer::push)
       .def("flush", &PyScorer::flush)
