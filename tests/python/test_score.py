@@ -123,3 +123,37 @@ def test_bad_arguments(clips, call, error, text):
         call(clips)
     assert text in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_segments_of_every_feature_equal_a_single_run(clips):
+    # Scorer.compute_segment/finish_segments without a cluster, for the
+    # features test_dask's models do not read: each one's terms cross as
+    # bytes (FrameTerms::save/load) and must finish to the same values.
+    feats = ("ciede", "float_ssim", "float_ms_ssim", "float_ansnr", "float_moment", "psnr_hvs", "float_psnr",
+             "speed_temporal", "float_motion=motion_add_scale1=true")
+    cfg = dict(models=(), features=feats, backend="auto", threads=0, subsample=1, progress=None)
+    ref, dis = clips["ref.y4m"], clips["dis.y4m"]
+    single = twinmaf._scorer(**cfg)
+    single.score(ref, None, [dis], None, 8, 0, 0)
+    segs, first = [], 0
+    while True:
+        s = twinmaf._scorer(**cfg)
+        segs.append(s.compute_segment(ref, None, [dis], None, first, 3, 8, 0, 0))
+        first += 3
+        if s.frames() < 3:
+            break
+    merged = twinmaf._scorer(**cfg)
+    merged.finish_segments(segs)
+    a, b = twinmaf.Result(merged), twinmaf.Result(single)
+    assert len(a.frames) == 8 and a.frames == b.frames and a.pooled == b.pooled
+    assert a.metrics == b.metrics and len(a.metrics) > len(feats)
+    # The client refuses segments of another configuration, or with a gap.
+    other = twinmaf._scorer(**dict(cfg, features=("psnr",)))
+    with pytest.raises(ValueError, match="another configuration"):
+        other.finish_segments(segs)
+    with pytest.raises(ValueError, match="frame 0 was next"):
+        twinmaf._scorer(**cfg).finish_segments(segs[1:])
+    with pytest.raises(ValueError, match="ends short"):
+        twinmaf._scorer(**cfg).finish_segments(segs[:1])
+    with pytest.raises(ValueError, match="corrupt"):
+        twinmaf._scorer(**cfg).finish_segments([segs[0][:-5]] + segs[1:])
