@@ -161,6 +161,21 @@ class Scorer {
   // After the last push: waits for every frame and finishes the scores.
   Status flush();
 
+  // Distributed runs (docs/python.md): score() split into segments of frames
+  // computed anywhere, finished in one place, with exactly score()'s results.
+  //
+  // The terms (the features' per-frame intermediates, before any score) of
+  // frames [first, first + count) of whole inputs, frame numbers counted
+  // after `limits`' skips, as bytes for finish_segments() of a Scorer of the
+  // same configuration and build. Reads the frames before `first` that
+  // history and temporal features need. A segment of fewer than `count`
+  // frames (none, past the end) says the inputs end there.
+  Result<std::string> compute_segment(const InputFile& reference, const std::vector<InputFile>& distorted,
+                                      unsigned first, unsigned count, const RunLimits& limits = {});
+  // Every segment of one run, in frame order from frame 0 up to and including
+  // one that ends short: finishes, flushes, predicts and pools as score().
+  Status finish_segments(const std::vector<std::string_view>& segments);
+
   // Results, after score() or flush(); `lane` selects the distorted input.
   unsigned frames() const;
   // Metric names in libvmaf's output order and spelling (its JSON "metrics"),

@@ -125,35 +125,40 @@ Status Scorer::Impl::predict() {
   return ok_status();
 }
 
-Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& distorted, const RunLimits& limits) {
-  Impl& m = *impl_;
-  if (m.used) TWINMAF_FAIL(kInvalidArgument, "a Scorer runs one job");
-  m.used = true;
-  m.t0 = Clock::now();
-  if (distorted.size() != m.session->lanes())
+Result<Scorer::Impl::Inputs> Scorer::Impl::open_inputs(const InputFile& reference,
+                                                      const std::vector<InputFile>& distorted) {
+  if (used) TWINMAF_FAIL(kInvalidArgument, "a Scorer runs one job");
+  used = true;
+  t0 = Clock::now();
+  if (distorted.size() != session->lanes())
     TWINMAF_FAIL(kInvalidArgument, "{} distorted inputs given to a scorer configured for {}", distorted.size(),
-                 m.session->lanes());
-  TWINMAF_ASSIGN_OR_RETURN(auto ref, open_source(reference.path, reference.raw));
-  std::vector<std::unique_ptr<VideoSource>> dis;
+                 session->lanes());
+  Inputs in;
+  TWINMAF_ASSIGN_OR_RETURN(in.ref, open_source(reference.path, reference.raw));
   for (const InputFile& f : distorted) {
     TWINMAF_ASSIGN_OR_RETURN(auto d, open_source(f.path, f.raw));
-    dis.push_back(std::move(d));
+    in.dis.push_back(std::move(d));
   }
-  if (m.cfg.common_bitdepth) {
-    int bpc = ref->format().bpc;
-    for (const auto& d : dis) bpc = std::max(bpc, d->format().bpc);
-    if (ref->format().bpc < bpc) ref = with_bit_depth(std::move(ref), bpc);
-    for (auto& d : dis)
+  if (cfg.common_bitdepth) {
+    int bpc = in.ref->format().bpc;
+    for (const auto& d : in.dis) bpc = std::max(bpc, d->format().bpc);
+    if (in.ref->format().bpc < bpc) in.ref = with_bit_depth(std::move(in.ref), bpc);
+    for (auto& d : in.dis)
       if (d->format().bpc < bpc) d = with_bit_depth(std::move(d), bpc);
   }
-  std::vector<VideoSource*> dis_ptrs;
-  for (const auto& d : dis) {
-    TWINMAF_RETURN_IF_ERROR(check_same_format(*ref, *d));
-    dis_ptrs.push_back(d.get());
+  for (const auto& d : in.dis) {
+    TWINMAF_RETURN_IF_ERROR(check_same_format(*in.ref, *d));
+    in.dis_ptrs.push_back(d.get());
   }
-  m.fmt = ref->format();
+  fmt = in.ref->format();
   trace::mark("inputs opened");
-  const Status st = m.session->run(*ref, dis_ptrs, limits, &m.report);
+  return in;
+}
+
+Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& distorted, const RunLimits& limits) {
+  Impl& m = *impl_;
+  TWINMAF_ASSIGN_OR_RETURN(Impl::Inputs in, m.open_inputs(reference, distorted));
+  const Status st = m.session->run(*in.ref, in.dis_ptrs, limits, &m.report);
   m.info.warnings = m.report.warnings;
   m.info.profile = m.report.profile;
   TWINMAF_RETURN_IF_ERROR(st);

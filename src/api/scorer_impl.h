@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/session.h"
+#include "io/source.h"
 #include "model/model.h"
 #include "output/writer.h"
 #include "twinmaf/twinmaf.h"
@@ -88,6 +89,14 @@ struct Scorer::Impl {
 
   unsigned pushed = 0;
 
+  struct Inputs {
+    std::unique_ptr<VideoSource> ref;
+    std::vector<std::unique_ptr<VideoSource>> dis;
+    std::vector<VideoSource*> dis_ptrs;
+  };
+  // score()'s and compute_segment()'s inputs, opened and checked; marks the
+  // Scorer used.
+  Result<Inputs> open_inputs(const InputFile& reference, const std::vector<InputFile>& distorted);
   Status predict();
   OutputInfo output_info(Precision precision) const;
   Status check_done() const {

@@ -34,6 +34,7 @@ struct DeviceFeature {
   TwinFactory factory = nullptr;
   FeatureNeeds needs;
   bool shared_with_lane0 = false;  // reference-only in a lane > 0
+  unsigned state_from = 0;  // the first frame the twin computes (a segment's warm-up skips it before)
 };
 
 struct DeviceRunSetup {
@@ -44,6 +45,9 @@ struct DeviceRunSetup {
   int history_depth = 0;  // deepest history a twin reads
   int frames_in_loop = 4;  // D: frames admitted but not completed, at most
   unsigned subsample = 1;
+  // A segment (Session::run_segment): frames below keep_from only warm up;
+  // those are uploaded for the history of later frames.
+  unsigned keep_from = 0;
   bool profile = false;
   // Above 8 bits: true when every feature runs on a twin and the inputs
   // read exactly the uploaded planes; the device then checks the sample

@@ -5,8 +5,8 @@
 namespace twinmaf {
 
 InputReader::InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsigned frame_cnt, PicturePool& pool,
-                         std::vector<std::string>* warnings, unsigned threads)
-    : frame_cnt_(frame_cnt), pool_(pool), warnings_(warnings) {
+                         std::vector<std::string>* warnings, unsigned threads, unsigned first_index)
+    : frame_cnt_(frame_cnt), first_index_(first_index), pool_(pool), warnings_(warnings) {
   sources_.push_back(&ref);
   sources_.insert(sources_.end(), dis.begin(), dis.end());
   const bool random = std::all_of(sources_.begin(), sources_.end(), [](VideoSource* s) { return s->random_access(); });
@@ -78,20 +78,20 @@ Result<bool> InputReader::deliver(Read& r, FrameSet* out) {
   for (size_t k = 0; k < r.got.size(); ++k) n_ended += ended(k);
   if (n_ended) {
     // An input that ended before any frame: the run's error says so.
-    if (n_ended < r.got.size() && next_ > 0) {
+    if (n_ended < r.got.size() && first_index_ + next_ > 0) {
       const VideoSource* other = nullptr;
       for (size_t k = 0; k < r.got.size() && !other; ++k)
         if (!ended(k)) other = sources_[k];
       for (size_t k = 0; k < r.got.size(); ++k)
         if (ended(k))
           warnings_->push_back(fmt::format("\"{}\" ended before \"{}\"; scored the first {} frames",
-                                           sources_[k]->path(), other->path(), next_));
+                                           sources_[k]->path(), other->path(), first_index_ + next_));
     }
     return false;
   }
   done_ = false;
   *out = std::move(r.set);
-  out->index = next_;
+  out->index = first_index_ + next_;
   return true;
 }
 

@@ -26,7 +26,7 @@ namespace twinmaf {
 class InputReader final : public FrameFeed {
  public:
   InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsigned frame_cnt, PicturePool& pool,
-              std::vector<std::string>* warnings, unsigned threads = 1);
+              std::vector<std::string>* warnings, unsigned threads = 1, unsigned first_index = 0);
   ~InputReader() override;
   InputReader(const InputReader&) = delete;
   InputReader& operator=(const InputReader&) = delete;
@@ -46,6 +46,7 @@ class InputReader final : public FrameFeed {
 
   std::vector<VideoSource*> sources_;  // ref, then the distorted inputs
   unsigned frame_cnt_;
+  unsigned first_index_;  // the number of the first frame read (a segment's)
   PicturePool& pool_;
   std::vector<std::string>* warnings_;
   unsigned next_ = 0;

@@ -165,7 +165,7 @@ Status Session::compute_cpu(FrameWork& w, Pass pass) const {
   if (!w.status.ok()) return w.status;
   for (unsigned l = 0; l < lanes_.size(); ++l) {
     const std::vector<Registered>& fs = lanes_[l].features;
-    const FrameInput in = w.input(l);
+    FrameInput in = w.input(l);
     for (size_t i = 0; i < fs.size(); ++i) {
       const Registered& r = fs[i];
       if (r.twin || !active(r, w.set.index) || r.needs.temporal != (pass == Pass::kOrdered)) continue;
@@ -173,6 +173,7 @@ Status Session::compute_cpu(FrameWork& w, Pass pass) const {
         w.terms[l][i] = w.terms[0][i];
         continue;
       }
+      in.state_from = state_from(r, keep_from_);
       std::shared_ptr<FrameTerms> t = r.extractor->make_terms();
       TWINMAF_RETURN_IF_ERROR(r.extractor->compute(in, *t));
       w.terms[l][i] = std::move(t);
@@ -181,16 +182,46 @@ Status Session::compute_cpu(FrameWork& w, Pass pass) const {
   return ok_status();
 }
 
-Status Session::finish_frame(FrameWork& w) {
+Status Session::finish_frame(unsigned index, const std::vector<FrameTermsList>& terms) {
   for (unsigned l = 0; l < lanes_.size(); ++l) {
     Lane& lane = lanes_[l];
     for (size_t i = 0; i < lane.features.size(); ++i) {
-      const FrameTerms* t = w.terms[l][i].get();
+      const FrameTerms* t = terms[l][i].get();
       if (!t) continue;
-      if (cfg_.on_terms) cfg_.on_terms(w.set.index, l, i, *t);
-      TWINMAF_RETURN_IF_ERROR(lane.features[i].extractor->finish(w.set.index, *t, lane.collector));
+      if (cfg_.on_terms) cfg_.on_terms(index, l, i, *t);
+      TWINMAF_RETURN_IF_ERROR(lane.features[i].extractor->finish(index, *t, lane.collector));
     }
   }
+  return ok_status();
+}
+
+unsigned Session::state_from(const Registered& r, unsigned keep_from) const {
+  if (!r.needs.temporal) return keep_from;
+  if (r.needs.state_frames == FeatureNeeds::kAllFrames) return 0;
+  return keep_from - std::min(keep_from, static_cast<unsigned>(r.needs.state_frames));
+}
+
+unsigned Session::warm_up(unsigned keep_from) const {
+  unsigned from = keep_from;
+  for (const Registered& r : lanes_[0].features) {
+    const unsigned history = static_cast<unsigned>(std::max(r.needs.prev_ref, r.needs.prev_dis));
+    const unsigned s = state_from(r, keep_from);
+    from = std::min(from, s - std::min(s, history));
+  }
+  return keep_from - from;
+}
+
+Status Session::finish_terms(unsigned index, const std::vector<FrameTermsList>& terms) {
+  if (!prepared_) TWINMAF_FAIL(kInternal, "session finishes terms before prepare()");
+  TWINMAF_RETURN_IF_ERROR(finish_frame(index, terms));
+  if (cfg_.on_frame) cfg_.on_frame(index);
+  return ok_status();
+}
+
+Status Session::end_terms(RunReport* report) {
+  for (const std::string& n : notes_) report->warnings.push_back(n);
+  for (Lane& lane : lanes_)
+    for (Registered& r : lane.features) TWINMAF_RETURN_IF_ERROR(r.extractor->flush(lane.collector));
   return ok_status();
 }
 
@@ -238,12 +269,14 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
       for (size_t i = 0; i < nf; ++i) {
         const Registered& r = lanes_[l].features[i];
         setup.lanes[l].push_back(
-            DeviceFeature{r.twin.get(), r.extractor.get(), r.spec->cuda, r.needs, shared_with_lane0(l, i)});
+            DeviceFeature{r.twin.get(), r.extractor.get(), r.spec->cuda, r.needs, shared_with_lane0(l, i),
+                          state_from(r, keep_from_)});
       }
     setup.ring_planes = ring_planes;
     setup.history_depth = twin_depth;
     setup.frames_in_loop = in_loop;
     setup.subsample = cfg_.subsample;
+    setup.keep_from = keep_from_;
     setup.profile = cfg_.profile;
     setup.device_range_check = device_range_check_;
     setup.host_range_check = std::move(host_range_check);
@@ -286,14 +319,16 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
     const auto t = Clock::now();
     first_error = w.status;
     if (first_error.ok() && w.device) first_error = dev->collect(w);
-    if (first_error.ok()) first_error = finish_frame(w);
+    const bool kept = w.set.index >= keep_from_;
+    if (first_error.ok() && kept) first_error = sink_ ? (*sink_)(w.set.index, w.terms) : finish_frame(w.set.index, w.terms);
     t_complete.add(t);
     if (!first_error.ok()) {
       failed.store(true);
       return;
     }
+    if (!kept) return;
     if (rep.frames++ == 0) trace::mark("first frame scored");
-    if (cfg_.on_frame) cfg_.on_frame(w.set.index);
+    if (cfg_.on_frame && !sink_) cfg_.on_frame(w.set.index);
   };
 
   if (!workers) {
@@ -346,7 +381,8 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   TWINMAF_RETURN_IF_ERROR(first_error);
   TWINMAF_RETURN_IF_ERROR(read_error);
   TWINMAF_RETURN_IF_ERROR(device_end);
-  if (rep.frames == 0) TWINMAF_FAIL(kBadInput, "no frames to score in {}", feed.describe());
+  // A segment may start past the inputs' end.
+  if (rep.frames == 0 && !sink_) TWINMAF_FAIL(kBadInput, "no frames to score in {}", feed.describe());
 
   if (cfg_.profile) {
     const double n = rep.frames, wall = rep.loop_seconds * 1000.0;
@@ -363,25 +399,50 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
                                       t_complete.ms() / n));
     rep.profile.push_back(fmt::format("  wall                {:9.3f} ms/frame ({:.1f} fps)", wall / n, 1000.0 * n / wall));
   }
+  if (sink_) return ok_status();
   for (Lane& lane : lanes_)
     for (Registered& r : lane.features) TWINMAF_RETURN_IF_ERROR(r.extractor->flush(lane.collector));
   return ok_status();
 }
 
+Status Session::run_segment(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
+                            unsigned first, unsigned count, const TermsSink& sink, RunReport* report) {
+  if (count == 0) TWINMAF_FAIL(kInvalidArgument, "a segment of 0 frames");
+  sink_ = &sink;
+  const Status st = run_files(ref, dis, limits, first, count, report);
+  sink_ = nullptr;
+  return st;
+}
+
 Status Session::run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
                     RunReport* report) {
+  return run_files(ref, dis, limits, 0, 0, report);
+}
+
+Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
+                          unsigned first, unsigned count, RunReport* report) {
   if (dis.size() != lanes_.size())
     TWINMAF_FAIL(kInternal, "session of {} lanes given {} distorted inputs", lanes_.size(), dis.size());
   for (VideoSource* d : dis) TWINMAF_RETURN_IF_ERROR(check_same_format(ref, *d));
   const VideoFormat fmt = ref.format();
   TWINMAF_ASSIGN_OR_RETURN(const InputPlan plan, prepare(fmt));
+  // A segment reads from the first frame its warm-up needs, numbering frames
+  // from there, and stops `count` frames after `first`.
+  unsigned frame_cnt = limits.frame_cnt;
+  if (sink_) {
+    if (limits.frame_cnt && first >= limits.frame_cnt) return ok_status();
+    run_first_ = first - warm_up(first);
+    keep_from_ = first;
+    const unsigned end = limits.frame_cnt ? std::min(first + count, limits.frame_cnt) : first + count;
+    frame_cnt = end - run_first_;
+  }
   ref.set_planes_needed(plan.ref_planes);
   ref.set_host_range_check_from(plan.host_range_check_from);
-  TWINMAF_RETURN_IF_ERROR(ref.skip(limits.skip_ref));
+  TWINMAF_RETURN_IF_ERROR(ref.skip(limits.skip_ref + run_first_));
   for (VideoSource* d : dis) {
     d->set_planes_needed(plan.dis_planes);
     d->set_host_range_check_from(plan.host_range_check_from);
-    TWINMAF_RETURN_IF_ERROR(d->skip(limits.skip_dis));
+    TWINMAF_RETURN_IF_ERROR(d->skip(limits.skip_dis + run_first_));
   }
   RunReport local;
   RunReport& rep = report ? *report : local;
@@ -389,7 +450,7 @@ Status Session::run(VideoSource& ref, const std::vector<VideoSource*>& dis, cons
   // Pictures are allocated as the readers first need them (page-locking
   // costs about 0.4 ms/MB, so nothing up front): at most the readers'
   // window, the frames in the loop, the history and the set being read.
-  InputReader reader(ref, dis, limits.frame_cnt, pool, &rep.warnings, plan.reader_threads);
+  InputReader reader(ref, dis, frame_cnt, pool, &rep.warnings, plan.reader_threads, run_first_);
   // The inputs' own error for a frame set the device flags (frame numbers
   // count skipped frames), in the CPU path's order: ref, then each input.
   const auto host_check = [&](const FrameSet& set) -> Status {

@@ -102,6 +102,23 @@ class Session {
     return run(ref, std::vector<VideoSource*>{&dis}, limits, report);
   }
 
+  // Distributed runs (api: Scorer::compute_segment / finish_segments): the
+  // frame loop split into segments of frames computed anywhere and finished
+  // in one place in frame order, which gives run()'s results exactly.
+  //
+  // The terms of frames first .. first+count-1 of the files (frame numbers
+  // after `limits`' skips), every lane's list per frame, go to `sink` in
+  // order instead of finish(); the frames before `first` that history and
+  // temporal state need are read first, computed only as far as that state
+  // needs, and dropped. No flush. Fewer than `count` frames: the inputs end.
+  using TermsSink = std::function<Status(unsigned index, const std::vector<FrameTermsList>& terms)>;
+  Status run_segment(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, unsigned first,
+                     unsigned count, const TermsSink& sink, RunReport* report);
+  // The other end, after prepare(): frame `index`'s terms (frames in order
+  // from 0), finished as run() finishes a frame; then end_terms() flushes.
+  Status finish_terms(unsigned index, const std::vector<FrameTermsList>& terms);
+  Status end_terms(RunReport* report);
+
   unsigned lanes() const { return static_cast<unsigned>(lanes_.size()); }
   const Collector& collector(unsigned lane = 0) const { return lanes_[lane].collector; }
   Collector& collector(unsigned lane = 0) { return lanes_[lane].collector; }
@@ -133,11 +150,18 @@ class Session {
     return lane > 0 && lanes_[0].features[i].needs.reference_only();
   }
   bool active(const Registered& r, unsigned index) const {
-    return index % cfg_.subsample == 0 || r.needs.every_frame();
+    return index >= state_from(r, keep_from_) && (index % cfg_.subsample == 0 || r.needs.every_frame());
   }
+  // The first frame a run whose scores start at `keep_from` computes r on.
+  unsigned state_from(const Registered& r, unsigned keep_from) const;
+  // Frames such a run reads before keep_from.
+  unsigned warm_up(unsigned keep_from) const;
   // CPU terms of w's frame for the CPU-assigned features of one pass.
   Status compute_cpu(FrameWork& w, Pass pass) const;
-  Status finish_frame(FrameWork& w);
+  Status finish_frame(unsigned index, const std::vector<FrameTermsList>& terms);
+  // run() on files; a segment of them when sink_ is set (run_segment).
+  Status run_files(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, unsigned first,
+                   unsigned count, RunReport* report);
 
   SessionConfig cfg_;
   std::shared_ptr<gpu::Context> gpu_;
@@ -147,6 +171,11 @@ class Session {
   bool device_range_check_ = false;
   bool any_cpu_ = false;  // some feature runs on the CPU
   std::vector<std::string> notes_;  // backend decisions worth a warning
+  // A segment run (run_segment): frames are numbered from run_first_, those
+  // below keep_from_ only warm up, terms go to sink_.
+  unsigned run_first_ = 0;
+  unsigned keep_from_ = 0;
+  const TermsSink* sink_ = nullptr;
 };
 
 // Checks that two inputs can be compared: same size, layout and depth.

@@ -103,7 +103,7 @@ class CudaRun final : public DeviceRun {
   };
   unsigned lanes() const { return static_cast<unsigned>(s_.lanes.size()); }
   bool active(const DeviceFeature& f, unsigned index) const {
-    return index % s_.subsample == 0 || f.needs.every_frame();
+    return index >= f.state_from && (index % s_.subsample == 0 || f.needs.every_frame());
   }
 
   DeviceRunSetup s_;
@@ -200,6 +200,8 @@ Status CudaRun::submit(FrameWork& w) {
       active_[k] = active(s_.lanes[l][i], index);
       w.device = w.device || active_[k];
     }
+  // A segment's warm-up frame is history of the frames after it.
+  if (index < s_.keep_from && s_.history_depth > 0) w.device = true;
   if (!w.device) {
     if (s_.device_range_check) return s_.host_range_check(w.set);
     return ok_status();

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/assert.h"
+#include "base/bytes.h"
 #include "base/status.h"
 #include "core/collector.h"
 #include "core/options.h"
@@ -47,6 +48,12 @@ struct FeatureNeeds {
   // libvmaf's TEMPORAL: compute() runs on every frame, in increasing index
   // order, one frame at a time, so it may keep state from frame to frame.
   bool temporal = false;
+  // Temporal features: compute()'s state at frame i comes from its calls on
+  // frames i-state_frames .. i-1 alone (kAllFrames: on every frame before).
+  // A run that starts at frame f > 0 (a segment of a distributed run) calls
+  // compute() from frame f-state_frames on and drops the terms before f.
+  static constexpr int kAllFrames = -1;
+  int state_frames = kAllFrames;
 
   // Computed on every frame even under --subsample: temporal features and
   // features with history (libvmaf's TEMPORAL and PREV_REF).
@@ -64,6 +71,9 @@ struct FrameInput {
   // the frame does not exist (or is deeper than the feature asked for).
   std::array<const Picture*, kMaxHistory> prev_ref{};
   std::array<const Picture*, kMaxHistory> prev_dis{};
+  // The first frame this run calls compute() on for this feature: 0, or a
+  // later frame in a segment of a distributed run (FeatureNeeds::state_frames).
+  unsigned state_from = 0;
 };
 
 // Base of every feature's per-frame intermediates: plain data, derived through
@@ -74,10 +84,16 @@ struct FrameTerms {
   // Same type and same values (bitwise for floats): the twin tests compare
   // every twin's terms with the CPU's through this.
   virtual bool same_as(const FrameTerms& other) const = 0;
+  // The values as bytes and back, between processes of the same build (a
+  // distributed run's segments): load(save()) is same_as the original.
+  virtual void save(ByteWriter& out) const = 0;
+  virtual Status load(ByteReader& in) = 0;
 };
 
 // T declares `bool operator==(const T&) const` (defaulted for integers; a
-// bitwise comparison where it holds floats).
+// bitwise comparison where it holds floats) and lists every member once in
+// `template <class Self, class F> static void fields(Self& s, F&& f)`
+// (base/bytes.h), which save() and load() follow.
 template <class T>
 struct FrameTermsOf : FrameTerms {
   std::unique_ptr<FrameTerms> clone() const final {
@@ -86,6 +102,12 @@ struct FrameTermsOf : FrameTerms {
   bool same_as(const FrameTerms& other) const final {
     const T* o = dynamic_cast<const T*>(&other);
     return o && static_cast<const T&>(*this) == *o;
+  }
+  void save(ByteWriter& out) const final { T::fields(static_cast<const T&>(*this), [&](const auto& f) { out.put(f); }); }
+  Status load(ByteReader& in) final {
+    T::fields(static_cast<T&>(*this), [&](auto& f) { in.get(f); });
+    if (!in.ok()) TWINMAF_FAIL(kBadInput, "truncated or corrupt terms");
+    return ok_status();
   }
   // The base holds no values: a defaulted T::operator== compares T's members.
   bool operator==(const FrameTermsOf&) const { return true; }

@@ -81,11 +81,15 @@ struct AdmScaleTerms {
   int64_t num[3] = {};
   int64_t aim[3] = {};
   bool operator==(const AdmScaleTerms&) const = default;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.den); f(s.num); f(s.aim); }
 };
 
 struct AdmTerms final : FrameTermsOf<AdmTerms> {
   AdmScaleTerms scale[4];
   bool operator==(const AdmTerms&) const = default;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.scale); }
 };
 
 // Smallest luma size every scale handles without reading outside its data:

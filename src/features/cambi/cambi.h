@@ -191,6 +191,8 @@ double cambi_luminance(int code, CambiEotf eotf);
 struct CambiScaleTerms {
   double topk_sum = 0;  // libvmaf's ordered double sum of the k largest c-values
   int topk_count = 0;   // k
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.topk_sum); f(s.topk_count); }
 };
 
 // Per-frame terms: equality compares the bits of the sums.
@@ -198,6 +200,8 @@ struct CambiTerms final : FrameTermsOf<CambiTerms> {
   std::array<CambiScaleTerms, kCambiScales> dis{};
   std::array<CambiScaleTerms, kCambiScales> src{};  // full_ref only
   bool operator==(const CambiTerms& o) const;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.dis); f(s.src); }
 };
 
 // libvmaf's quick select on c (descending around the element at index k, k

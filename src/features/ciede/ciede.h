@@ -62,6 +62,8 @@ namespace twinmaf {
 struct CiedeTerms final : FrameTermsOf<CiedeTerms> {
   double de00_sum = 0;  // the running double sum of the terms, from +0
   bool operator==(const CiedeTerms& o) const { return double_bits(de00_sum) == double_bits(o.de00_sum); }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.de00_sum); }
 };
 
 struct CiedeLab {

@@ -119,6 +119,8 @@ struct FloatAdmTerms final : FrameTermsOf<FloatAdmTerms> {
   // row sums of R2, top to bottom. Empty for scale 0 under adm_skip_scale0.
   std::vector<float> rows[4][3][3];
   bool operator==(const FloatAdmTerms& o) const;  // bitwise
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.rows); }
 };
 
 // CPU reference: the terms of one frame (luma planes ref and dis of depth

@@ -50,6 +50,8 @@ struct FloatAnsnrTerms final : FrameTermsOf<FloatAnsnrTerms> {
   std::vector<float> sig;    // running float sums from +0, one per row (or any
   std::vector<float> noise;  // sequence with the same running sum)
   bool operator==(const FloatAnsnrTerms& o) const;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.sig); f(s.noise); }
 };
 
 // libvmaf's filter taps, row-major: 3x3 for the reference, 5x5 for the

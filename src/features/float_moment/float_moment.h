@@ -48,6 +48,8 @@ struct FloatMomentTerms final : FrameTermsOf<FloatMomentTerms> {
         return false;
     return true;
   }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.sum1); f(s.sum2); }
 };
 
 // CPU reference: S1 and S2 of one luma plane (bpc 8, 10, 12 or 16).

@@ -48,10 +48,12 @@ class FloatMotion final : public Extractor {
 
   Status init(const VideoFormat& fmt) override;
 
-  // libvmaf's TEMPORAL: compute() keeps the previous blurred pictures.
+  // libvmaf's TEMPORAL: compute() keeps the previous frame's blurred
+  // pictures (its state is the previous frame's).
   FeatureNeeds needs() const override {
-    if (p_.force_zero) return {.ref = Planes::kNone, .dis = Planes::kNone, .temporal = true};
-    return {.ref = p_.add_uv ? Planes::kAll : Planes::kLuma, .dis = Planes::kNone, .temporal = true};
+    if (p_.force_zero) return {.ref = Planes::kNone, .dis = Planes::kNone, .temporal = true, .state_frames = 0};
+    return {.ref = p_.add_uv ? Planes::kAll : Planes::kLuma, .dis = Planes::kNone, .temporal = true,
+            .state_frames = 1};
   }
 
   const FloatMotionParams& params() const { return p_; }
@@ -148,12 +150,14 @@ Status FloatMotion::compute(const FrameInput& in, FrameTerms& terms) const {
     t.rows_scale1[pl].clear();
   }
   if (p_.force_zero) return ok_status();
-  if (in.index == 0) have_prev_ = false;
+  // The run's first frame (0, or a segment's warm-up frame whose terms are
+  // dropped) only blurs.
+  if (in.index == in.state_from) have_prev_ = false;
   for (int pl = 0; pl < p_.planes; ++pl) {
     float_picture_plane(in.ref->plane(pl), p_.bpc, -128, picture_[pl].data(), stride_);
     float_motion_blur_ref(taps_, picture_[pl].data(), p_.w[pl], p_.h[pl], stride_, tmp_.data(), blur_[pl].data());
   }
-  if (in.index > 0) {
+  if (in.index > in.state_from) {
     if (!have_prev_)
       TWINMAF_FAIL(kInternal, "float_motion: frame {} computed without frame {} before it", in.index, in.index - 1);
     for (int pl = 0; pl < p_.planes; ++pl) {

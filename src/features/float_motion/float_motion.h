@@ -88,6 +88,8 @@ struct FloatMotionTerms final : FrameTermsOf<FloatMotionTerms> {
   std::vector<float> rows[3];
   std::vector<float> rows_scale1[3];
   bool operator==(const FloatMotionTerms& o) const;  // bitwise
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.rows); f(s.rows_scale1); }
 };
 
 // The taps of a motion_filter_size value (3, 1 or 5 of them).

@@ -37,6 +37,8 @@ namespace twinmaf {
 struct FloatPsnrTerms final : FrameTermsOf<FloatPsnrTerms> {
   double noise = 0;  // N: the running double sum of the terms, from +0
   bool operator==(const FloatPsnrTerms& o) const { return double_bits(noise) == double_bits(o.noise); }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.noise); }
 };
 
 // CPU reference: N of the luma planes (bpc 8, 10, 12 or 16).

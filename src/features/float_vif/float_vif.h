@@ -91,6 +91,8 @@ struct FloatVifTerms final : FrameTermsOf<FloatVifTerms> {
   std::vector<float> num[kFloatVifScales];
   std::vector<float> den[kFloatVifScales];
   bool operator==(const FloatVifTerms& o) const;  // bitwise
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.num); f(s.den); }
 };
 
 // CPU reference: the terms of one frame (luma planes ref and dis of depth

@@ -80,6 +80,8 @@ struct MotionParams {
 struct MotionTerms final : FrameTermsOf<MotionTerms> {
   uint64_t sad = 0;
   bool operator==(const MotionTerms&) const = default;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.sad); }
 };
 
 // CPU reference: SAD of blur(prev - cur) over two luma planes of equal size

@@ -54,10 +54,11 @@ class Psnr final : public Extractor {
     return ok_status();
   }
 
-  // libvmaf's psnr is TEMPORAL (for its APSNR sums): every frame, in order.
+  // libvmaf's psnr is TEMPORAL (for its APSNR sums): every frame, in order;
+  // compute() itself keeps no state.
   FeatureNeeds needs() const override {
     const Planes planes = enable_chroma_ ? Planes::kAll : Planes::kLuma;
-    return {.ref = planes, .dis = planes, .temporal = true};
+    return {.ref = planes, .dis = planes, .temporal = true, .state_frames = 0};
   }
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<PsnrTerms>(); }
 

@@ -27,6 +27,8 @@ namespace twinmaf {
 struct PsnrTerms final : FrameTermsOf<PsnrTerms> {
   uint64_t sse[3] = {};
   bool operator==(const PsnrTerms&) const = default;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.sse); }
 };
 
 // CPU reference: SSE of the first `planes` planes.

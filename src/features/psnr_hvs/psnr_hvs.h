@@ -93,6 +93,8 @@ const PsnrHvsTables& psnr_hvs_tables();
 struct PsnrHvsPlaneTerms {
   int blocks = 0;             // 8x8 blocks scored in the plane
   std::vector<float> terms;   // libvmaf's addends in order; +0 ones may be left out
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.blocks); f(s.terms); }
 };
 
 // Equality is equality of what finish() reads: per plane the block count and
@@ -101,6 +103,8 @@ struct PsnrHvsPlaneTerms {
 struct PsnrHvsTerms final : FrameTermsOf<PsnrHvsTerms> {
   PsnrHvsPlaneTerms plane[3];
   bool operator==(const PsnrHvsTerms& o) const;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.plane); }
 };
 
 // CPU reference, one block (the specification of the kernel side): ref/dis

@@ -208,10 +208,10 @@ class SpeedTemporal final : public Extractor {
   }
 
   // libvmaf's TEMPORAL: frames in order; reads the previous reference and
-  // distorted luma.
+  // distorted luma, and keeps no state.
   FeatureNeeds needs() const override {
     return {.ref = Planes::kLuma, .dis = Planes::kLuma, .prev_ref = 1, .prev_dis = 1,
-            .temporal = true};
+            .temporal = true, .state_frames = 0};
   }
   std::unique_ptr<FrameTerms> make_terms() const override {
     return std::make_unique<SpeedTemporalTerms>();

@@ -139,6 +139,8 @@ struct SpeedChromaTerms final : FrameTermsOf<SpeedChromaTerms> {
   bool operator==(const SpeedChromaTerms& o) const {
     return same_bands(band.data(), o.band.data(), 4);
   }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.band); }
 };
 
 struct SpeedTemporalTerms final : FrameTermsOf<SpeedTemporalTerms> {
@@ -147,6 +149,8 @@ struct SpeedTemporalTerms final : FrameTermsOf<SpeedTemporalTerms> {
   bool operator==(const SpeedTemporalTerms& o) const {
     return same_bands(band.data(), o.band.data(), 2);
   }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.band); }
 };
 
 // CPU reference kernels (stages 1-5).

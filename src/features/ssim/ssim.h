@@ -103,16 +103,22 @@ struct SsimSums {
   double lcs = 0, l = 0, c = 0, s = 0;
   // Bitwise: a twin must produce the same bits, NaN payloads and -0 included.
   bool operator==(const SsimSums& o) const;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.lcs); f(s.l); f(s.c); f(s.s); }
 };
 
 struct FloatSsimTerms final : FrameTermsOf<FloatSsimTerms> {
   SsimSums sums;
   bool operator==(const FloatSsimTerms&) const = default;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.sums); }
 };
 
 struct FloatMsSsimTerms final : FrameTermsOf<FloatMsSsimTerms> {
   SsimSums scale[kMsSsimScales];
   bool operator==(const FloatMsSsimTerms&) const = default;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.scale); }
 };
 
 // CPU reference kernels (ssim_ref.cpp). Images are float, row-major, rows

@@ -82,6 +82,8 @@ namespace twinmaf {
 struct VifTerms final : FrameTermsOf<VifTerms> {
   VifScaleSums scale[kVifScales];
   bool operator==(const VifTerms&) const = default;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.scale); }
 };
 
 struct VifParams {

@@ -49,6 +49,8 @@ struct VifScaleSums {
     return *this;
   }
   bool operator==(const VifScaleSums&) const = default;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.num_log); f(s.den_log); f(s.num_non_log); f(s.den_non_log); }
 };
 
 // Horizontal-pass folds of the statistic (vif.h): a mu product

@@ -1,0 +1,320 @@
+// twinmaf._twinmaf: the public C++ API (twinmaf/twinmaf.h) for Python, one
+// Scorer per job. The Python package (twinmaf/__init__.py) builds on it; this
+// file only converts: texts and numbers in, Status out as exceptions
+// (ValueError for what the caller can fix, OSError for files, RuntimeError
+// for internal errors), pictures in from buffers, results out as Python
+// objects. Long calls release the GIL.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "twinmaf/twinmaf.h"
+
+namespace py = pybind11;
+
+namespace {
+
+[[noreturn]] void raise(const twinmaf::Status& st) {
+  switch (st.code()) {
+    case twinmaf::Code::kIo:
+      PyErr_SetString(PyExc_OSError, st.message().c_str());
+      throw py::error_already_set();
+    case twinmaf::Code::kInternal: throw std::runtime_error(st.message());
+    default: throw py::value_error(st.message());
+  }
+}
+
+void check(const twinmaf::Status& st) {
+  if (!st.ok()) raise(st);
+}
+
+twinmaf::OutputFormat output_format(const std::string& name) {
+  if (name == "xml") return twinmaf::OutputFormat::kXml;
+  if (name == "json") return twinmaf::OutputFormat::kJson;
+  if (name == "csv") return twinmaf::OutputFormat::kCsv;
+  if (name == "sub") return twinmaf::OutputFormat::kSub;
+  throw py::value_error("unknown output format '" + name + "' (xml, json, csv, sub)");
+}
+
+twinmaf::Precision precision(const std::string& text) {
+  if (text.empty()) return {};
+  auto p = twinmaf::parse_precision(text);
+  check(p.status());
+  return *p;
+}
+
+std::optional<twinmaf::RawParams> raw_params(const py::object& raw) {
+  if (raw.is_none()) return std::nullopt;
+  auto t = raw.cast<std::tuple<int, int, std::string, int>>();
+  twinmaf::RawParams p;
+  p.w = std::get<0>(t);
+  p.h = std::get<1>(t);
+  const auto fmt = twinmaf::parse_pix_fmt(std::get<2>(t));
+  if (!fmt) throw py::value_error("pixel_format '" + std::get<2>(t) + "': should be 420, 422, 444 or 400");
+  p.fmt = *fmt;
+  p.bpc = std::get<3>(t);
+  return p;
+}
+
+// A Scorer and what Python needs around it: the progress callback's error,
+// held until the call that ran the frames returns.
+class PyScorer {
+ public:
+  PyScorer(std::vector<std::string> models, std::vector<std::string> features, unsigned threads, unsigned subsample,
+           const std::string& backend, unsigned distorted, py::object progress) {
+    twinmaf::ScorerConfig cfg;
+    cfg.models = std::move(models);
+    cfg.features = std::move(features);
+    cfg.threads = threads;
+    cfg.subsample = subsample;
+    cfg.distorted = distorted;
+    auto choice = twinmaf::parse_backend_choice(backend);
+    check(choice.status());
+    cfg.backend = choice->backend;
+    cfg.feature_backends = choice->per_feature;
+    if (!progress.is_none()) {
+      progress_ = std::make_shared<py::object>(std::move(progress));
+      // Called on the thread that finishes frames: takes the GIL; an
+      // exception is kept and raised when the running call returns.
+      cfg.progress = [cb = progress_, this](const twinmaf::Progress& p) {
+        py::gil_scoped_acquire gil;
+        if (progress_error_) return;
+        try {
+          (*cb)(p.frames, p.seconds);
+        } catch (py::error_already_set& e) {
+          progress_error_ = std::make_unique<py::error_already_set>(std::move(e));
+        }
+      };
+    }
+    auto s = twinmaf::Scorer::create(std::move(cfg));
+    check(s.status());
+    scorer_ = std::move(*s);
+  }
+
+  ~PyScorer() {
+    // The frame loop may still call into Python: let it finish unlocked.
+    py::gil_scoped_release nogil;
+    scorer_.reset();
+  }
+
+  void score(const std::string& ref, const py::object& ref_raw, const std::vector<std::string>& dis,
+             const py::object& dis_raw, unsigned frame_cnt, unsigned skip_ref, unsigned skip_dis) {
+    const twinmaf::InputFile r{ref, raw_params(ref_raw)};
+    std::vector<twinmaf::InputFile> d;
+    for (const std::string& p : dis) d.push_back({p, raw_params(dis_raw)});
+    const twinmaf::RunLimits limits{frame_cnt, skip_ref, skip_dis};
+    twinmaf::Status st;
+    {
+      py::gil_scoped_release nogil;
+      st = scorer_->score(r, d, limits);
+    }
+    after_frames(st);
+  }
+
+  // Distributed runs: the terms of frames [first, first + count) of files.
+  py::bytes compute_segment(const std::string& ref, const py::object& ref_raw, const std::vector<std::string>& dis,
+                            const py::object& dis_raw, unsigned first, unsigned count, unsigned frame_cnt,
+                            unsigned skip_ref, unsigned skip_dis) {
+    const twinmaf::InputFile r{ref, raw_params(ref_raw)};
+    std::vector<twinmaf::InputFile> d;
+    for (const std::string& p : dis) d.push_back({p, raw_params(dis_raw)});
+    const twinmaf::RunLimits limits{frame_cnt, skip_ref, skip_dis};
+    std::optional<twinmaf::Result<std::string>> out;
+    {
+      py::gil_scoped_release nogil;
+      out.emplace(scorer_->compute_segment(r, d, first, count, limits));
+    }
+    after_frames(out->status());
+    return py::bytes(**out);
+  }
+
+  void finish_segments(const std::vector<py::bytes>& segments) {
+    std::vector<std::string_view> views;
+    for (const py::bytes& b : segments) {
+      char* data = nullptr;
+      py::ssize_t n = 0;
+      if (PyBytes_AsStringAndSize(b.ptr(), &data, &n) != 0) throw py::error_already_set();
+      views.emplace_back(data, static_cast<size_t>(n));
+    }
+    twinmaf::Status st;
+    {
+      py::gil_scoped_release nogil;
+      st = scorer_->finish_segments(views);
+    }
+    after_frames(st);
+  }
+
+  void open(int w, int h, const std::string& pix_fmt, int bpc) {
+    const auto fmt = twinmaf::parse_pix_fmt(pix_fmt);
+    if (!fmt) throw py::value_error("pixel_format '" + pix_fmt + "': should be 420, 422, 444 or 400");
+    fmt_ = twinmaf::VideoFormat{w, h, *fmt, bpc};
+    check(scorer_->open(fmt_));
+  }
+
+  // One frame: per picture (reference first, then each distorted input), its
+  // planes as C-contiguous 2-D buffers of the stored plane size, uint8 at bit
+  // depth 8, uint16 above.
+  void push(const std::vector<std::vector<py::buffer>>& pictures) {
+    if (pictures.empty()) throw py::value_error("push(): no pictures");
+    std::vector<twinmaf::PicturePtr> pics;
+    for (size_t k = 0; k < pictures.size(); ++k) {
+      auto pic = scorer_->new_picture();
+      check(pic.status());
+      const auto& planes = pictures[k];
+      if (static_cast<int>(planes.size()) != fmt_.planes())
+        throw py::value_error("push(): picture " + std::to_string(k) + " has " + std::to_string(planes.size()) +
+                              " planes, the format has " + std::to_string(fmt_.planes()));
+      for (int p = 0; p < fmt_.planes(); ++p) copy_plane(planes[static_cast<size_t>(p)], **pic, p);
+      pics.push_back(std::move(*pic));
+    }
+    twinmaf::PicturePtr ref = std::move(pics.front());
+    pics.erase(pics.begin());
+    twinmaf::Status st;
+    {
+      py::gil_scoped_release nogil;
+      st = scorer_->push(std::move(ref), std::move(pics));
+    }
+    after_frames(st);
+  }
+
+  void flush() {
+    twinmaf::Status st;
+    {
+      py::gil_scoped_release nogil;
+      st = scorer_->flush();
+    }
+    after_frames(st);
+  }
+
+  unsigned frames() const { return scorer_->frames(); }
+  std::vector<std::string> metrics(unsigned lane) const { return scorer_->metrics(lane); }
+
+  // One dict per frame: metric -> value, for the metrics computed there.
+  py::list frame_values(unsigned lane) const {
+    const std::vector<std::string> names = scorer_->metrics(lane);
+    py::list out;
+    for (unsigned i = 0; i < scorer_->frames(); ++i) {
+      py::dict d;
+      for (const std::string& m : names)
+        if (auto v = scorer_->score(m, i, lane)) d[py::str(m)] = *v;
+      out.append(std::move(d));
+    }
+    return out;
+  }
+
+  // metric -> {'min', 'max', 'mean', 'harmonic_mean'} (libvmaf's
+  // pooled_metrics).
+  py::dict pooled(unsigned lane) const {
+    py::dict out;
+    for (const std::string& m : scorer_->metrics(lane)) {
+      auto p = scorer_->pooled(m, lane);
+      check(p.status());
+      py::dict d;
+      d["min"] = p->min;
+      d["max"] = p->max;
+      d["mean"] = p->mean;
+      d["harmonic_mean"] = p->harmonic_mean;
+      out[py::str(m)] = std::move(d);
+    }
+    return out;
+  }
+
+  std::vector<std::pair<std::string, double>> aggregates(unsigned lane) const { return scorer_->aggregates(lane); }
+
+  std::vector<std::pair<std::string, std::string>> summary(unsigned lane) const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const twinmaf::ModelSummary& s : scorer_->summary(lane)) out.emplace_back(s.label, s.text);
+    return out;
+  }
+
+  std::string format(const std::string& fmt, unsigned lane, const std::string& prec) const {
+    return scorer_->format(output_format(fmt), lane, precision(prec));
+  }
+
+  void write(const std::string& path, const std::string& fmt, unsigned lane, const std::string& prec) const {
+    check(scorer_->write(path, output_format(fmt), lane, precision(prec)));
+  }
+
+  py::dict info() const {
+    const twinmaf::RunInfo& i = scorer_->info();
+    py::dict d;
+    d["frames"] = i.frames;
+    d["seconds"] = i.seconds;
+    d["warnings"] = i.warnings;
+    d["device"] = i.device;
+    d["backends"] = i.backends;
+    return d;
+  }
+
+ private:
+  void copy_plane(const py::buffer& buf, twinmaf::Picture& pic, int p) const {
+    const py::buffer_info b = buf.request();
+    const int w = fmt_.stored_w(p), h = fmt_.stored_h(p);
+    const py::ssize_t item = fmt_.bytes_per_sample();
+    const char* plane = p == 0 ? "luma" : (p == 1 ? "U" : "V");
+    if (b.ndim != 2 || b.shape[0] != h || b.shape[1] != w)
+      throw py::value_error(std::string("the ") + plane + " plane should be " + std::to_string(h) + "x" +
+                            std::to_string(w) + " (rows x columns)");
+    if (b.itemsize != item)
+      throw py::value_error(std::string("the ") + plane + " plane should hold " + (item == 1 ? "uint8" : "uint16") +
+                            " samples at bit depth " + std::to_string(fmt_.bpc));
+    if (b.strides[1] != item || b.strides[0] != w * item)
+      throw py::value_error(std::string("the ") + plane + " plane is not C-contiguous");
+    const auto* src = static_cast<const uint8_t*>(b.ptr);
+    const size_t row = static_cast<size_t>(w) * static_cast<size_t>(item);
+    for (int y = 0; y < h; ++y) std::memcpy(pic.mutable_data(p) + y * pic.stride(p), src + y * row, row);
+  }
+
+  void after_frames(const twinmaf::Status& st) {
+    if (progress_error_) {
+      std::unique_ptr<py::error_already_set> e = std::move(progress_error_);
+      throw std::move(*e);
+    }
+    check(st);
+  }
+
+  std::unique_ptr<twinmaf::Scorer> scorer_;
+  twinmaf::VideoFormat fmt_;
+  std::shared_ptr<py::object> progress_;
+  std::unique_ptr<py::error_already_set> progress_error_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_twinmaf, m) {
+  m.doc() = "twinmaf's C++ API (twinmaf/twinmaf.h); use the twinmaf package";
+  m.def("version", [] { return std::string(twinmaf::version()); });
+  m.def("has_feature", [](const std::string& name) { return twinmaf::has_feature(name); });
+  m.def("check_output_path", [](const std::string& path) { check(twinmaf::check_output_path(path)); });
+  py::class_<PyScorer>(m, "Scorer")
+      .def(py::init<std::vector<std::string>, std::vector<std::string>, unsigned, unsigned, const std::string&,
+                    unsigned, py::object>(),
+           py::arg("models"), py::arg("features"), py::arg("threads"), py::arg("subsample"), py::arg("backend"),
+           py::arg("distorted"), py::arg("progress"))
+      .def("score", &PyScorer::score, py::arg("reference"), py::arg("reference_raw"), py::arg("distorted"),
+           py::arg("distorted_raw"), py::arg("frame_cnt"), py::arg("skip_ref"), py::arg("skip_dis"))
+      .def("compute_segment", &PyScorer::compute_segment)
+      .def("finish_segments", &PyScorer::finish_segments)
+      .def("open", &PyScorer::open)
+      .def("push", &PyScorer::push)
+      .def("flush", &PyScorer::flush)
+      .def("frames", &PyScorer::frames)
+      .def("metrics", &PyScorer::metrics, py::arg("lane") = 0)
+      .def("frame_values", &PyScorer::frame_values, py::arg("lane") = 0)
+      .def("pooled", &PyScorer::pooled, py::arg("lane") = 0)
+      .def("aggregates", &PyScorer::aggregates, py::arg("lane") = 0)
+      .def("summary", &PyScorer::summary, py::arg("lane") = 0)
+      .def("format", &PyScorer::format, py::arg("format"), py::arg("lane") = 0, py::arg("precision") = "")
+      .def("write", &PyScorer::write, py::arg("path"), py::arg("format"), py::arg("lane") = 0,
+           py::arg("precision") = "")
+      .def("info", &PyScorer::info);
+}

@@ -1,0 +1,159 @@
+"""twinmaf.score: files and numpy frames give the CLI's values (==); the
+result's files are the CLI's; bad arguments raise one clear error."""
+import os
+
+import numpy as np
+import pytest
+
+import twinmaf
+from conftest import SYNTH, assert_equals_cli, cli_json
+
+W, H = 576, 324
+FEATURES = ("psnr=enable_apsnr=true", "motion=motion_five_frame_window=true:motion_moving_average=true")
+
+
+def read_yuv(path, w, h, bpc, chroma=True):
+    dtype = np.uint8 if bpc == 8 else np.uint16
+    cw, ch = (w + 1) // 2, (h + 1) // 2
+    frame = w * h + (2 * cw * ch if chroma else 0)
+    data = np.fromfile(path, dtype=dtype)
+    n = data.size // frame
+    data = data[: n * frame].reshape(n, frame)
+    y = data[:, : w * h].reshape(n, h, w)
+    if not chroma:
+        return y
+    u = data[:, w * h : w * h + cw * ch].reshape(n, ch, cw)
+    v = data[:, w * h + cw * ch :].reshape(n, ch, cw)
+    return y, u, v
+
+
+def test_container_equals_cli(tmp_path):
+    ref, dis = SYNTH + ".mkv", SYNTH + "__x264crf28.mkv"
+    r = twinmaf.score(ref, dis, features=FEATURES, frame_count=10)
+    assert_equals_cli(r, cli_json(ref, dis, "--feature", FEATURES[0], "--feature", FEATURES[1], "--frame_cnt", "10", tmp=tmp_path))
+    assert r.pooled["vmaf"]["mean"] > 50 and "apsnr_y" in r.aggregates
+
+
+def test_y4m_equals_cli_and_files(clips, tmp_path):
+    ref, dis = clips["ref.y4m"], clips["dis.y4m"]
+    r = twinmaf.score(ref, dis, features=("psnr",), frame_count=6)
+    assert_equals_cli(r, cli_json(ref, dis, "--feature", "psnr", "--frame_cnt", "6", tmp=tmp_path))
+    # libvmaf's files, the CLI's bytes but for the timing line.
+    for fmt in ("json", "xml", "csv"):
+        cli_out = tmp_path / f"cli.{fmt}"
+        os.system(f"{os.environ['TWINMAF_CLI']} -r {ref} -d {dis} --feature psnr --frame_cnt 6 --{fmt} -o {cli_out} -q")
+        mine = tmp_path / f"mine.{fmt}"
+        getattr(r, f"to_{fmt}")(mine)
+        strip = lambda t: [l for l in t.splitlines() if "fps" not in l]
+        assert strip(mine.read_text()) == strip(cli_out.read_text()), fmt
+        assert getattr(r, f"to_{fmt}")() == mine.read_text()
+    df = r.to_pandas()
+    assert df.shape == (6, len(r.metrics)) and df["vmaf"].tolist() == [f["vmaf"] for f in r.frames]
+
+
+def test_raw_and_numpy_equal_cli(clips, tmp_path):
+    ref, dis = clips["ref.yuv"], clips["dis.yuv"]
+    raw = (W, H, "420", 8)
+    cli = cli_json(ref, dis, "--feature", "psnr", raw=raw, tmp=tmp_path)
+    r = twinmaf.score(ref, dis, width=W, height=H, pixel_format="420", bitdepth=8, features=("psnr",))
+    assert_equals_cli(r, cli)
+    arrays = twinmaf.score(read_yuv(ref, W, H, 8), read_yuv(dis, W, H, 8), features=("psnr",))
+    assert_equals_cli(arrays, cli)
+    # An iterator of (Y, U, V) frames, from a generator.
+    frames = lambda p: (tuple(planes) for planes in zip(*read_yuv(p, W, H, 8)))
+    it = twinmaf.score(frames(ref), frames(dis), features=("psnr",), frame_count=5)
+    assert it.frames == twinmaf.score(ref, dis, width=W, height=H, pixel_format="420", bitdepth=8, features=("psnr",), frame_count=5).frames
+    assert it.frames != arrays.frames[:5]  # frame 4 is the last: motion2 ends the series there
+
+
+def test_luma_only_numpy_equals_cli_400(clips, tmp_path):
+    ref, dis = clips["ref.gray"], clips["dis.gray"]
+    cli = cli_json(ref, dis, "--feature", "psnr", raw=(W, H, "400", 8), tmp=tmp_path)
+    r = twinmaf.score(read_yuv(ref, W, H, 8, chroma=False), read_yuv(dis, W, H, 8, chroma=False), features=("psnr",))
+    assert_equals_cli(r, cli)
+    assert "psnr_cb" not in r.frames[0]
+
+
+def test_uint16_numpy_equals_cli(clips, tmp_path):
+    ref, dis = clips["ref10.yuv"], clips["dis10.yuv"]
+    raw = (1920, 1080, "420", 10)
+    cli = cli_json(ref, dis, "--feature", "psnr", "--model", "version=vmaf_v0.6.1", raw=raw, tmp=tmp_path)
+    r = twinmaf.score(read_yuv(ref, 1920, 1080, 10), read_yuv(dis, 1920, 1080, 10), bitdepth=10, features=("psnr",), threads=2)
+    assert_equals_cli(r, cli)
+
+
+def test_progress_and_subsample(clips):
+    seen = []
+    r = twinmaf.score(clips["ref.y4m"], clips["dis.y4m"], frame_count=7, subsample=3, progress=lambda n, s: seen.append(n))
+    assert seen == list(range(1, 8))
+    assert "vmaf" in r.frames[3] and "vmaf" not in r.frames[1]
+
+    def boom(n, s):
+        raise KeyError("stop")
+
+    with pytest.raises(KeyError):
+        twinmaf.score(clips["ref.y4m"], clips["dis.y4m"], frame_count=3, progress=boom)
+
+
+@pytest.mark.parametrize(
+    "call, error, text",
+    [
+        (lambda c: twinmaf.score("/nonexistent.y4m", c["dis.y4m"]), OSError, "/nonexistent.y4m"),
+        (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], features=("nosuch",)), ValueError, "unknown feature 'nosuch'"),
+        (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], features=("psnr=enable_chroma=maybe",)), ValueError, "enable_chroma"),
+        (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], models=("vmaf_nosuch",)), ValueError, "vmaf_nosuch"),
+        (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], backend="gpu"), ValueError, "gpu"),
+        (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], threads=-1), ValueError, "threads"),
+        (lambda c: twinmaf.score(c["ref.yuv"], c["dis.yuv"]), ValueError, "needs width, height"),
+        (lambda c: twinmaf.score(c["ref.yuv"], c["dis.yuv"], width=W), ValueError, "needs all of"),
+        (lambda c: twinmaf.score(c["ref.y4m"], np.zeros((2, 64, 64), np.uint8)), ValueError, "two paths"),
+        (lambda c: twinmaf.score(np.zeros((2, 64, 64), np.float32), np.zeros((2, 64, 64), np.float32)), ValueError, "uint8 or uint16"),
+        (lambda c: twinmaf.score(np.zeros((2, 64, 64), np.uint16), np.zeros((2, 64, 64), np.uint16)), ValueError, "bitdepth"),
+        (lambda c: twinmaf.score(np.zeros((2, 64, 64), np.uint8), np.zeros((2, 64, 48), np.uint8)), ValueError, "64x48"),
+        (lambda c: twinmaf.score(np.zeros((64, 64), np.uint8), np.zeros((64, 64), np.uint8)), ValueError, "(N, H, W)"),
+        (lambda c: twinmaf.score((np.zeros((1, 64, 64), np.uint8),) * 3, (np.zeros((1, 64, 64), np.uint8),) * 3, pixel_format="420"), ValueError, "444"),
+        (lambda c: twinmaf.score(np.full((1, 64, 64), 300, np.uint16), np.zeros((1, 64, 64), np.uint16), bitdepth=8), ValueError, "9..16"),
+        (lambda c: twinmaf.score(np.full((1, 64, 64), 1100, np.uint16), np.zeros((1, 64, 64), np.uint16), bitdepth=10, models=(), features=("psnr",)), ValueError, "1100"),
+        (lambda c: twinmaf.score(iter([]), iter([])), ValueError, "no frames"),
+        (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], frame_count=2).to_json("/nonexistent/dir/x.json"), OSError, "/nonexistent/dir"),
+    ],
+)
+def test_bad_arguments(clips, call, error, text):
+    with pytest.raises(error) as e:
+        call(clips)
+    assert text in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_segments_of_every_feature_equal_a_single_run(clips):
+    # Scorer.compute_segment/finish_segments without a cluster, for the
+    # features test_dask's models do not read: each one's terms cross as
+    # bytes (FrameTerms::save/load) and must finish to the same values.
+    feats = ("ciede", "float_ssim", "float_ms_ssim", "float_ansnr", "float_moment", "psnr_hvs", "float_psnr",
+             "speed_temporal", "float_motion=motion_add_scale1=true")
+    cfg = dict(models=(), features=feats, backend="auto", threads=0, subsample=1, progress=None)
+    ref, dis = clips["ref.y4m"], clips["dis.y4m"]
+    single = twinmaf._scorer(**cfg)
+    single.score(ref, None, [dis], None, 8, 0, 0)
+    segs, first = [], 0
+    while True:
+        s = twinmaf._scorer(**cfg)
+        segs.append(s.compute_segment(ref, None, [dis], None, first, 3, 8, 0, 0))
+        first += 3
+        if s.frames() < 3:
+            break
+    merged = twinmaf._scorer(**cfg)
+    merged.finish_segments(segs)
+    a, b = twinmaf.Result(merged), twinmaf.Result(single)
+    assert len(a.frames) == 8 and a.frames == b.frames and a.pooled == b.pooled
+    assert a.metrics == b.metrics and len(a.metrics) > len(feats)
+    # The client refuses segments of another configuration, or with a gap.
+    other = twinmaf._scorer(**dict(cfg, features=("psnr",)))
+    with pytest.raises(ValueError, match="another configuration"):
+        other.finish_segments(segs)
+    with pytest.raises(ValueError, match="frame 0 was next"):
+        twinmaf._scorer(**cfg).finish_segments(segs[1:])
+    with pytest.raises(ValueError, match="ends short"):
+        twinmaf._scorer(**cfg).finish_segments(segs[:1])
+    with pytest.raises(ValueError, match="corrupt"):
+        twinmaf._scorer(**cfg).finish_segments([segs[0][:-5]] + segs[1:])
