@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config python3 xz-utils ffmpeg
       libfmt-dev nlohmann-json3-dev libcli11-dev libtbb-dev libgtest-dev libbenchmark-dev
-      libavformat-dev libavcodec-dev libavutil-dev
+      libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
       clang-16 libclang-rt-16-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

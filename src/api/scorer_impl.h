@@ -87,9 +87,12 @@ struct Scorer::Impl {
   Status loop_status;
 
   unsigned pushed = 0;
+  unsigned total = 0;  // Progress::total
+  std::string reference_path;                // score()'s inputs
+  std::vector<std::string> distorted_paths;
 
   Status predict();
-  OutputInfo output_info(Precision precision) const;
+  OutputInfo output_info(Precision precision, unsigned lane) const;
   Status check_done() const {
     if (!done) TWINMAF_FAIL(kInvalidArgument, "no results yet: call score(), or flush() after push()");
     return ok_status();

@@ -361,19 +361,20 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
 }
 
 Status Session::run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
-                    RunReport* report) {
-  if (dis.size() != lanes_.size())
+                    RunReport* report, const std::vector<unsigned>& skip_dis) {
+  if (dis.size() != lanes_.size() || (!skip_dis.empty() && skip_dis.size() != dis.size()))
     TWINMAF_FAIL(kInternal, "session of {} lanes given {} distorted inputs", lanes_.size(), dis.size());
+  const auto skip_of = [&](size_t lane) { return skip_dis.empty() ? limits.skip_dis : skip_dis[lane]; };
   for (VideoSource* d : dis) TWINMAF_RETURN_IF_ERROR(check_same_format(ref, *d));
   const VideoFormat fmt = ref.format();
   TWINMAF_ASSIGN_OR_RETURN(const InputPlan plan, prepare(fmt));
   ref.set_planes_needed(plan.ref_planes);
   ref.set_host_range_check_from(plan.host_range_check_from);
   TWINMAF_RETURN_IF_ERROR(ref.skip(limits.skip_ref));
-  for (VideoSource* d : dis) {
-    d->set_planes_needed(plan.dis_planes);
-    d->set_host_range_check_from(plan.host_range_check_from);
-    TWINMAF_RETURN_IF_ERROR(d->skip(limits.skip_dis));
+  for (size_t l = 0; l < dis.size(); ++l) {
+    dis[l]->set_planes_needed(plan.dis_planes);
+    dis[l]->set_host_range_check_from(plan.host_range_check_from);
+    TWINMAF_RETURN_IF_ERROR(dis[l]->skip(skip_of(l)));
   }
   RunReport local;
   RunReport& rep = report ? *report : local;
@@ -388,7 +389,7 @@ Status Session::run(VideoSource& ref, const std::vector<VideoSource*>& dis, cons
     TWINMAF_RETURN_IF_ERROR(check_sample_range(*set.ref, 0, plan.ref_planes, ref.path(), set.index + limits.skip_ref));
     for (size_t l = 0; l < dis.size(); ++l)
       TWINMAF_RETURN_IF_ERROR(
-          check_sample_range(*set.dis[l], 0, plan.dis_planes, dis[l]->path(), set.index + limits.skip_dis));
+          check_sample_range(*set.dis[l], 0, plan.dis_planes, dis[l]->path(), set.index + skip_of(l)));
     return ok_status();
   };
   return run(reader, &rep, host_check);

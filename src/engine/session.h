@@ -96,8 +96,11 @@ class Session {
   // the device range check flags (null: none is needed).
   Status run(FrameFeed& feed, RunReport* report,
              std::function<Status(const FrameSet&)> host_range_check = nullptr);
-  // Files: prepare, skip, read (engine/input_reader.h) and run.
-  Status run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, RunReport* report);
+  // Files: prepare, skip, read (engine/input_reader.h) and run. `skip_dis`,
+  // when given, holds each distorted input's skip in place of
+  // limits.skip_dis (--align's per-input offsets).
+  Status run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, RunReport* report,
+             const std::vector<unsigned>& skip_dis = {});
   Status run(VideoSource& ref, VideoSource& dis, const RunLimits& limits, RunReport* report) {
     return run(ref, std::vector<VideoSource*>{&dis}, limits, report);
   }

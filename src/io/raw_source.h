@@ -15,6 +15,7 @@ class RawSource final : public VideoSource {
   Status skip(unsigned n) override;
   bool random_access() const override { return file_.seekable(); }
   Result<bool> read_frame(unsigned index, Picture& pic) const override;
+  std::optional<unsigned> frames_hint() const override;
 
  private:
   RawSource(FileReader file, const VideoFormat& f)
