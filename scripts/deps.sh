@@ -4,7 +4,8 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config python3 xz-utils ffmpeg
       libfmt-dev nlohmann-json3-dev libcli11-dev libtbb-dev libgtest-dev libbenchmark-dev
       libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
-      clang-16 libclang-rt-16-dev)
+      clang-16 libclang-rt-16-dev
+      python3-plotly chromium)  # the JavaScript --html embeds; the report's render test
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [[ ${#missing[@]} -eq 0 ]] && exit 0

@@ -130,32 +130,29 @@ Result<std::string> format_html_report(const HtmlReportData& data) {
   for (const std::string& a : data.command_line) cmd += (cmd.empty() ? "" : " ") + quote_arg(a);
   o += fmt::format("<h2>Command line</h2>\n<pre id=\"command-line\">{}</pre>\n", escape(cmd));
 
-  // Pooled: libvmaf's pooling (the result files' numbers) and the spread.
-  o += "<h2>Pooled scores</h2>\n<table class=\"pooled\" id=\"pooled\">\n<tr><th class=\"name\">metric</th>"
-       "<th class=\"name\">input</th><th>mean</th><th>harmonic mean</th><th>min</th><th>max</th><th>p1</th>"
-       "<th>p5</th><th>p50</th><th>stddev</th></tr>\n";
-  for (const std::string& m : metrics)
-    for (const HtmlLane& lane : data.lanes) {
-      const Collector::Column* col = find_column(*lane.collector, m);
-      if (!col || data.frames == 0) continue;
-      o += fmt::format("<tr><td class=\"name\">{}</td><td class=\"name\">{}</td>", escape(m), escape(lane.name));
-      for (PoolMethod pm : {PoolMethod::kMean, PoolMethod::kHarmonicMean, PoolMethod::kMin, PoolMethod::kMax})
-        o += "<td>" + number(pool(*col, pm, 0, data.frames - 1, data.subsample).value_or(NAN)) + "</td>";
-      const auto s = series_stats(*col, m, data.frames, data.subsample, 0);
-      for (double v : {s ? s->p1 : NAN, s ? s->p5 : NAN, s ? s->p50 : NAN, s ? s->stddev : NAN})
-        o += "<td>" + number(v) + "</td>";
-      o += "</tr>\n";
-    }
-  o += "</table>\n";
-  bool aggregates = false;
-  for (const HtmlLane& lane : data.lanes) aggregates |= !lane.aggregates.empty();
-  if (aggregates) {
-    o += "<h2>Whole-sequence values</h2>\n<table class=\"aggregates\">\n";
-    for (const HtmlLane& lane : data.lanes)
-      for (const auto& [name, v] : lane.aggregates)
-        o += fmt::format("<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td></tr>\n", escape(name),
-                         escape(lane.name), number(v));
+  // Pooled: libvmaf's pooling (the result files' numbers) and the spread;
+  // the primary metrics on top, every metric after the plots.
+  const auto pooled_table = [&](const std::vector<std::string>& names, const char* id) {
+    o += fmt::format("<table class=\"pooled\" id=\"{}\">\n<tr><th class=\"name\">metric</th>"
+                     "<th class=\"name\">input</th><th>mean</th><th>harmonic mean</th><th>min</th><th>max</th>"
+                     "<th>p1</th><th>p5</th><th>p50</th><th>stddev</th></tr>\n", id);
+    for (const std::string& m : names)
+      for (const HtmlLane& lane : data.lanes) {
+        const Collector::Column* col = find_column(*lane.collector, m);
+        if (!col || data.frames == 0) continue;
+        o += fmt::format("<tr><td class=\"name\">{}</td><td class=\"name\">{}</td>", escape(m), escape(lane.name));
+        for (PoolMethod pm : {PoolMethod::kMean, PoolMethod::kHarmonicMean, PoolMethod::kMin, PoolMethod::kMax})
+          o += "<td>" + number(pool(*col, pm, 0, data.frames - 1, data.subsample).value_or(NAN)) + "</td>";
+        const auto s = series_stats(*col, m, data.frames, data.subsample, 0);
+        for (double v : {s ? s->p1 : NAN, s ? s->p5 : NAN, s ? s->p50 : NAN, s ? s->stddev : NAN})
+          o += "<td>" + number(v) + "</td>";
+        o += "</tr>\n";
+      }
     o += "</table>\n";
+  };
+  if (!data.primary.empty()) {
+    o += "<h2>Scores</h2>\n";
+    pooled_table(data.primary, "summary");
   }
 
   // Worst frames of the primary metrics (or, without a model, of every
@@ -198,6 +195,18 @@ Result<std::string> format_html_report(const HtmlReportData& data) {
     }
     d["metrics"].push_back(std::move(m));
     o += fmt::format("<div id=\"plot-{}\" class=\"twinmaf-plot\"></div>\n", k);
+  }
+  o += "<h2>Pooled scores</h2>\n";
+  pooled_table(metrics, "pooled");
+  bool aggregates = false;
+  for (const HtmlLane& lane : data.lanes) aggregates |= !lane.aggregates.empty();
+  if (aggregates) {
+    o += "<h2>Whole-sequence values</h2>\n<table class=\"aggregates\">\n";
+    for (const HtmlLane& lane : data.lanes)
+      for (const auto& [name, v] : lane.aggregates)
+        o += fmt::format("<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td></tr>\n", escape(name),
+                         escape(lane.name), number(v));
+    o += "</table>\n";
   }
   std::string json = d.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   // Inside <script>: "</" would end the element.
