@@ -179,7 +179,9 @@ struct Stats {
 struct HtmlReport {
   std::vector<std::string> command_line;  // argv, shown shell-quoted
   std::string reference;
-  std::vector<std::string> inputs;        // the distorted inputs (plot legends); default: "input k"
+  // Names of the distorted inputs (plot legends); default: the paths given
+  // to score(), else "input k".
+  std::vector<std::string> inputs;
 };
 
 // Whether write_html() can work: the plot library it embeds is installed.

@@ -60,7 +60,9 @@ class ScaleSource final : public VideoSource {
       dst[p] = pic.mutable_data(p);
       dst_stride[p] = static_cast<int>(pic.stride(p));
     }
-    sws_scale(sws_, src, src_stride, 0, inner_->format().h, dst, dst_stride);
+    if (sws_scale(sws_, src, src_stride, 0, inner_->format().h, dst, dst_stride) != format_.h)
+      TWINMAF_FAIL(kInternal, "{}: libswscale failed on frame {}", path(), index_);
+    ++index_;
     return true;
   }
   Status skip(unsigned n) override {
@@ -79,6 +81,7 @@ class ScaleSource final : public VideoSource {
   VideoFormat format_;
   SwsContext* sws_;
   Picture scratch_;
+  unsigned index_ = 0;  // frames read
 };
 #endif
 
