@@ -47,6 +47,50 @@ const char* version();
 struct Progress {
   unsigned frames = 0;  // frames scored so far (in every distorted input)
   double seconds = 0;   // since the first frame was requested
+  // Frames the run is expected to score (0: unknown, e.g. pushed pictures or
+  // a pipe): from the inputs' sizes (raw, Y4M) or their containers' counts or
+  // durations (an estimate), after the skips and frame_cnt.
+  unsigned total = 0;
+};
+
+// score(): what to do with inputs of different sizes. kOff: an error (as
+// libvmaf). kToReference: each distorted input scaled to the reference's size;
+// kToModel: every input scaled to the first model's viewing resolution
+// (1920x1080, 3840x2160 for the 4K models), keeping the reference's aspect
+// ratio (even sizes); kToSize: every input scaled to w x h. Inputs already
+// at the target size are not touched. Scaling is libswscale's, as FFmpeg's
+// `-vf scale=W:H:flags=<scaler>`, so scores equal those of files scaled by
+// that filter.
+struct Scaling {
+  enum class Mode { kOff, kToReference, kToModel, kToSize };
+  Mode mode = Mode::kOff;
+  int w = 0, h = 0;  // kToSize
+  // libswscale's algorithm, by FFmpeg's flag name: bicubic (the ffmpeg
+  // command line's default, and what Netflix recommends for VMAF), bilinear,
+  // lanczos, spline, area, neighbor, gauss, sinc, bicublin, fast_bilinear.
+  std::string scaler = "bicubic";
+};
+
+// "ref" (or empty), "model", or "WxH" (1..32768 each).
+Result<Scaling> parse_scaling(std::string_view text);
+
+// score() with ScorerConfig::align: each distorted input's offset (see
+// RunInfo::alignment).
+struct Alignment {
+  std::string input;       // the distorted input's path
+  int offset = 0;          // distorted frame j shows reference frame j + offset
+  unsigned skip_ref = 0;   // frames skipped from the start to apply it (on top of RunLimits')
+  unsigned skip_dis = 0;
+  double psnr = 0;         // luma PSNR (dB) of the sampled frames at `offset` (inf: identical)
+  double psnr_zero = 0;    // ... without an offset
+  bool ambiguous = false;  // another offset matches as well (e.g. a still picture)
+};
+
+// What scaling did to one input (RunInfo::scaled).
+struct ScaledInput {
+  std::string input;
+  int from_w = 0, from_h = 0, to_w = 0, to_h = 0;
+  std::string scaler;
 };
 
 struct ScorerConfig {
@@ -69,6 +113,15 @@ struct ScorerConfig {
   // inputs of different bit depths and reads them all at the highest, lower
   // depths shifted up (libvmaf misreads such files; docs/cli.md).
   bool common_bitdepth = false;
+  // score() only: inputs of different sizes (default: an error).
+  Scaling scaling;
+  // score() only: search each distorted input's frame offset within
+  // [-align, align] frames (0: no search) and score with it applied, as
+  // RunLimits::skip_ref / skip_dis would. Reads the first align + 30 frames
+  // of every input once more, so inputs must be files (not pipes).
+  unsigned align = 0;
+  // JSON result files also hold a "statistics" key (stats() of every metric).
+  bool stats = false;
   // Called after every frame is scored in every distorted input, in frame
   // order, on the thread that finishes frames (not the caller's when
   // threads > 0). Keep it short.
@@ -115,6 +168,32 @@ struct Pooled {
   double min = 0, max = 0, mean = 0, harmonic_mean = 0;
 };
 
+// The spread of one metric over the scored frames (values that are not
+// finite left out): mean, population standard deviation, percentiles
+// (position p/100 * (n-1) of the sorted values, linearly interpolated), and
+// the kStatsWorstFrames worst frames (index, value), worst first: lowest
+// values first, highest for metrics where lower is better (cambi, mse_*,
+// speed_*); none for motion and moments, which have no better direction.
+inline constexpr unsigned kStatsWorstFrames = 10;
+struct Stats {
+  unsigned frames = 0;
+  double mean = 0, stddev = 0;
+  double p1 = 0, p5 = 0, p50 = 0, p95 = 0, p99 = 0;
+  std::vector<std::pair<unsigned, double>> worst;
+};
+
+// What an HTML report shows besides the scores.
+struct HtmlReport {
+  std::vector<std::string> command_line;  // argv, shown shell-quoted
+  std::string reference;
+  // Names of the distorted inputs (plot legends); default: the paths given
+  // to score(), else "input k".
+  std::vector<std::string> inputs;
+};
+
+// Whether write_html() can work: the plot library it embeds is installed.
+Status html_report_available();
+
 // A model's pooled result as libvmaf's CLI prints it.
 struct ModelSummary {
   std::string label;  // model version or path
@@ -130,6 +209,9 @@ struct RunInfo {
   std::string device;                 // the GPU used, if any
   // Which backend computed each feature ("cpu", "cuda").
   std::vector<std::pair<std::string, std::string>> backends;
+  std::vector<Alignment> alignment;  // per distorted input, with ScorerConfig::align
+  std::vector<ScaledInput> scaled;   // the inputs that were scaled
+  int width = 0, height = 0;         // the scored picture size
 };
 
 class Scorer {
@@ -193,6 +275,12 @@ class Scorer {
   // libvmaf's result file of one distorted input.
   std::string format(OutputFormat format, unsigned lane = 0, Precision precision = {}) const;
   Status write(const std::string& path, OutputFormat format, unsigned lane = 0, Precision precision = {}) const;
+  // The spread of `metric` (Stats).
+  Result<Stats> stats(std::string_view metric, unsigned lane = 0) const;
+  // One self-contained HTML file: per-frame plots of every metric with the
+  // distorted inputs overlaid, pooled scores, worst frames, the command line
+  // and versions.
+  Status write_html(const std::string& path, const HtmlReport& report) const;
   const RunInfo& info() const;
 
  private:

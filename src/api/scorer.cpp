@@ -5,16 +5,25 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
 
 #include "api/feature_text.h"
 #include "base/trace.h"
 #include "api/scorer_impl.h"
 #include "core/pooling.h"
+#include "core/stats.h"
+#include "output/html_report.h"
+#include "engine/align.h"
 #include "io/depth_source.h"
+#include "io/scale_source.h"
 #include "io/source.h"
+#include "model/builtin_models.h"
 
 namespace twinmaf {
 
@@ -74,7 +83,8 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
   Impl* raw = impl.get();
   if (cfg.progress)
     sc.on_frame = [raw](unsigned index) {
-      raw->cfg.progress(Progress{index + 1, std::chrono::duration<double>(Clock::now() - raw->t0).count()});
+      raw->cfg.progress(
+          Progress{index + 1, std::chrono::duration<double>(Clock::now() - raw->t0).count(), raw->total});
     };
   impl->session = std::make_unique<Session>(std::move(sc), cfg.distorted);
   // libvmaf's order: the models' features first, then --feature requests.
@@ -95,6 +105,7 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
     TWINMAF_ASSIGN_OR_RETURN(FeatureText f, parse_feature_text(text));
     TWINMAF_RETURN_IF_ERROR(impl->session->use_feature(f.name, f.options));
   }
+  if (cfg.scaling.mode != Scaling::Mode::kOff) TWINMAF_RETURN_IF_ERROR(parse_scaler(cfg.scaling.scaler).status());
   impl->cfg = std::move(cfg);
   trace::mark("models loaded, features bound");
   return std::unique_ptr<Scorer>(new Scorer(std::move(impl)));
@@ -106,6 +117,8 @@ Status Scorer::Impl::predict() {
   info.profile = report.profile;
   info.device = report.device;
   info.loop_seconds = report.loop_seconds;
+  info.width = fmt.w;
+  info.height = fmt.h;
   for (const Session::Registered& r : session->features())
     info.backends.emplace_back(std::string(r.spec->name), r.backend);
   const unsigned subsample = session->config().subsample;
@@ -125,19 +138,110 @@ Status Scorer::Impl::predict() {
   return ok_status();
 }
 
-Result<Scorer::Impl::Inputs> Scorer::Impl::open_inputs(const InputFile& reference,
-                                                      const std::vector<InputFile>& distorted) {
+Result<Scaling> parse_scaling(std::string_view text) {
+  Scaling s;
+  if (text.empty() || text == "ref") {
+    s.mode = Scaling::Mode::kToReference;
+    return s;
+  }
+  if (text == "model") {
+    s.mode = Scaling::Mode::kToModel;
+    return s;
+  }
+  const size_t x = text.find('x');
+  const auto dim = [](std::string_view t, int* out) {
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), *out);
+    return r.ec == std::errc() && r.ptr == t.data() + t.size() && !t.empty() && t[0] != '-' && t[0] != '+' &&
+           *out >= 1 && *out <= kMaxPictureSize;
+  };
+  if (x == std::string_view::npos || !dim(text.substr(0, x), &s.w) || !dim(text.substr(x + 1), &s.h))
+    TWINMAF_FAIL(kInvalidArgument, "invalid scaling '{}'; should be ref, model or WxH (1..{} each)", text,
+                 kMaxPictureSize);
+  s.mode = Scaling::Mode::kToSize;
+  return s;
+}
+
+namespace {
+
+// Where cfg.scaling takes every input, given the reference's size; none:
+// inputs stay as they are.
+Result<std::optional<ViewingSize>> scale_target(const Scaling& s, const VideoFormat& ref,
+                                                const std::vector<std::string>& model_labels) {
+  switch (s.mode) {
+    case Scaling::Mode::kOff:
+      return std::optional<ViewingSize>();
+    case Scaling::Mode::kToReference:
+      return std::optional<ViewingSize>(ViewingSize{ref.w, ref.h});
+    case Scaling::Mode::kToSize:
+      return std::optional<ViewingSize>(ViewingSize{s.w, s.h});
+    case Scaling::Mode::kToModel:
+      break;
+  }
+  if (model_labels.empty()) TWINMAF_FAIL(kInvalidArgument, "scaling to the model's resolution needs a model");
+  const std::optional<ViewingSize> view = model_viewing_size(model_labels[0]);
+  if (!view)
+    TWINMAF_FAIL(kInvalidArgument, "the viewing resolution of model {} is unknown; give the size (WxH) to scale to",
+                 model_labels[0]);
+  // The reference's aspect ratio inside the model's frame, even sides.
+  const auto even = [](double v) { return std::max(2, 2 * static_cast<int>(std::lround(v / 2))); };
+  if (int64_t(ref.w) * view->h >= int64_t(ref.h) * view->w)
+    return std::optional<ViewingSize>(ViewingSize{view->w, even(double(ref.h) * view->w / ref.w)});
+  return std::optional<ViewingSize>(ViewingSize{even(double(ref.w) * view->h / ref.h), view->h});
+}
+
+// Frames a run will score, if the inputs say (Progress::total).
+unsigned expected_frames(const VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
+                         const std::vector<unsigned>& skip_dis) {
+  std::optional<unsigned> n = ref.frames_hint();
+  if (!n) return 0;
+  unsigned total = *n > limits.skip_ref ? *n - limits.skip_ref : 0;
+  for (size_t l = 0; l < dis.size(); ++l) {
+    n = dis[l]->frames_hint();
+    if (!n) return 0;
+    total = std::min(total, *n > skip_dis[l] ? *n - skip_dis[l] : 0);
+  }
+  return limits.frame_cnt ? std::min(total, limits.frame_cnt) : total;
+}
+
+// An input that can be read twice (--align reads its start, then scores it).
+Status check_rereadable(const InputFile& f) {
+  std::error_code ec;
+  if (f.path == "-" || !std::filesystem::is_regular_file(f.path, ec))
+    TWINMAF_FAIL(kInvalidArgument, "{}: alignment reads the inputs twice; give a file, not a stream", f.path);
+  return ok_status();
+}
+
+}  // namespace
+
+Status Scorer::Impl::begin(size_t distorted) {
   if (used) TWINMAF_FAIL(kInvalidArgument, "a Scorer runs one job");
   used = true;
   t0 = Clock::now();
-  if (distorted.size() != session->lanes())
-    TWINMAF_FAIL(kInvalidArgument, "{} distorted inputs given to a scorer configured for {}", distorted.size(),
+  if (distorted != session->lanes())
+    TWINMAF_FAIL(kInvalidArgument, "{} distorted inputs given to a scorer configured for {}", distorted,
                  session->lanes());
+  return ok_status();
+}
+
+Result<Scorer::Impl::Inputs> Scorer::Impl::open_inputs(const InputFile& reference,
+                                                      const std::vector<InputFile>& distorted) {
   Inputs in;
   TWINMAF_ASSIGN_OR_RETURN(in.ref, open_source(reference.path, reference.raw));
   for (const InputFile& f : distorted) {
     TWINMAF_ASSIGN_OR_RETURN(auto d, open_source(f.path, f.raw));
     in.dis.push_back(std::move(d));
+  }
+  TWINMAF_ASSIGN_OR_RETURN(const std::optional<ViewingSize> target,
+                           scale_target(cfg.scaling, in.ref->format(), labels));
+  if (target) {
+    TWINMAF_ASSIGN_OR_RETURN(const int flags, parse_scaler(cfg.scaling.scaler));
+    for (size_t k = 0; k <= in.dis.size(); ++k) {
+      std::unique_ptr<VideoSource>& src = k == 0 ? in.ref : in.dis[k - 1];
+      const VideoFormat f = src->format();
+      if (f.w == target->w && f.h == target->h) continue;
+      in.scaled.push_back({src->path(), f.w, f.h, target->w, target->h, cfg.scaling.scaler});
+      TWINMAF_ASSIGN_OR_RETURN(src, with_scale(std::move(src), target->w, target->h, flags));
+    }
   }
   if (cfg.common_bitdepth) {
     int bpc = in.ref->format().bpc;
@@ -147,7 +251,10 @@ Result<Scorer::Impl::Inputs> Scorer::Impl::open_inputs(const InputFile& referenc
       if (d->format().bpc < bpc) d = with_bit_depth(std::move(d), bpc);
   }
   for (const auto& d : in.dis) {
-    TWINMAF_RETURN_IF_ERROR(check_same_format(*in.ref, *d));
+    const Status st = check_same_format(*in.ref, *d);
+    if (!st.ok() && (in.ref->format().w != d->format().w || in.ref->format().h != d->format().h))
+      return Status(st.code(), st.message() + " (--scale scales the distorted input to the reference's size)");
+    TWINMAF_RETURN_IF_ERROR(st);
     in.dis_ptrs.push_back(d.get());
   }
   fmt = in.ref->format();
@@ -157,8 +264,35 @@ Result<Scorer::Impl::Inputs> Scorer::Impl::open_inputs(const InputFile& referenc
 
 Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& distorted, const RunLimits& limits) {
   Impl& m = *impl_;
+  TWINMAF_RETURN_IF_ERROR(m.begin(distorted.size()));
+  std::vector<unsigned> skip_dis(distorted.size(), limits.skip_dis);
+  RunLimits run_limits = limits;
+  if (m.cfg.align > 0) {
+    TWINMAF_RETURN_IF_ERROR(check_rereadable(reference));
+    for (const InputFile& f : distorted) TWINMAF_RETURN_IF_ERROR(check_rereadable(f));
+    TWINMAF_ASSIGN_OR_RETURN(Impl::Inputs probe, m.open_inputs(reference, distorted));
+    TWINMAF_RETURN_IF_ERROR(probe.ref->skip(limits.skip_ref));
+    for (const auto& d : probe.dis) TWINMAF_RETURN_IF_ERROR(d->skip(limits.skip_dis));
+    TWINMAF_ASSIGN_OR_RETURN(const std::vector<OffsetMatch> found,
+                             find_alignment(*probe.ref, probe.dis_ptrs, m.cfg.align));
+    // The reference skips what the most-delayed input lacks; each input
+    // skips the rest of its own offset.
+    int ahead = 0;
+    for (const OffsetMatch& a : found) ahead = std::max(ahead, a.offset);
+    run_limits.skip_ref += static_cast<unsigned>(ahead);
+    for (size_t l = 0; l < found.size(); ++l) {
+      const auto extra = static_cast<unsigned>(ahead - found[l].offset);
+      skip_dis[l] += extra;
+      m.info.alignment.push_back({distorted[l].path, found[l].offset, static_cast<unsigned>(ahead), extra,
+                                  found[l].psnr, found[l].psnr_zero, found[l].ambiguous});
+    }
+  }
   TWINMAF_ASSIGN_OR_RETURN(Impl::Inputs in, m.open_inputs(reference, distorted));
-  const Status st = m.session->run(*in.ref, in.dis_ptrs, limits, &m.report);
+  m.info.scaled = in.scaled;
+  m.reference_path = reference.path;
+  for (const InputFile& f : distorted) m.distorted_paths.push_back(f.path);
+  m.total = expected_frames(*in.ref, in.dis_ptrs, run_limits, skip_dis);
+  const Status st = m.session->run(*in.ref, in.dis_ptrs, run_limits, &m.report, skip_dis);
   m.info.warnings = m.report.warnings;
   m.info.profile = m.report.profile;
   TWINMAF_RETURN_IF_ERROR(st);
@@ -303,7 +437,15 @@ std::vector<ModelSummary> Scorer::summary(unsigned lane) const {
   return out;
 }
 
-OutputInfo Scorer::Impl::output_info(Precision precision) const {
+namespace {
+
+std::string json_string(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+OutputInfo Scorer::Impl::output_info(Precision precision, unsigned lane) const {
   const Impl& m = *this;
   OutputInfo info;
   info.version = "twinmaf-" TWINMAF_VERSION;
@@ -317,18 +459,119 @@ OutputInfo Scorer::Impl::output_info(Precision precision) const {
   if (std::any_of(m.info.backends.begin(), m.info.backends.end(), [](const auto& b) { return b.second != "cpu"; }))
     info.backends = m.info.backends;
   info.precision = precision;
+  if (lane < m.info.alignment.size()) {
+    const Alignment& a = m.info.alignment[lane];
+    info.json_extras.emplace_back("alignment", fmt::format("{{\"offset\": {}, \"skip_ref\": {}, \"skip_dist\": {}}}",
+                                                           a.offset, a.skip_ref, a.skip_dis));
+  }
+  std::string scaled;
+  for (const ScaledInput& s : m.info.scaled) {
+    if (s.input != m.reference_path && (lane >= m.distorted_paths.size() || s.input != m.distorted_paths[lane]))
+      continue;
+    scaled += fmt::format("{}\n    {{\"input\": {}, \"from\": \"{}x{}\", \"to\": \"{}x{}\", \"scaler\": {}}}",
+                          scaled.empty() ? "" : ",", json_string(s.input), s.from_w, s.from_h, s.to_w, s.to_h,
+                          json_string(s.scaler));
+  }
+  if (!scaled.empty()) info.json_extras.emplace_back("scaling", "[" + scaled + "\n  ]");
+  if (m.cfg.stats) {
+    std::string text;
+    const Collector& c = m.session->collector(lane);
+    for (const Collector::Column& col : c.columns()) {
+      const std::string_view name = feature_name_alias(col.name);
+      const auto s = series_stats(col, name, m.info.frames, m.session->config().subsample, kStatsWorstFrames);
+      if (!s) continue;
+      const auto num = [&](double v) { return format_number(v, precision); };
+      std::string worst;
+      for (const auto& [frame, v] : s->worst) worst += fmt::format("{}[{}, {}]", worst.empty() ? "" : ", ", frame, num(v));
+      text += fmt::format(
+          "{}\n    \"{}\": {{\"mean\": {}, \"stddev\": {}, \"p1\": {}, \"p5\": {}, \"p50\": {}, \"p95\": {}, "
+          "\"p99\": {}, \"worst\": [{}]}}",
+          text.empty() ? "" : ",", name, num(s->mean), num(s->stddev), num(s->p1), num(s->p5), num(s->p50),
+          num(s->p95), num(s->p99), worst);
+    }
+    info.json_extras.emplace_back("statistics", "{" + text + "\n  }");
+  }
   return info;
+}
+
+Status html_report_available() { return html_plot_library_available(); }
+
+Result<Stats> Scorer::stats(std::string_view metric, unsigned lane) const {
+  TWINMAF_RETURN_IF_ERROR(impl_->check_done());
+  if (lane >= impl_->session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
+  const Collector::Column* c = impl_->column(metric, lane);
+  if (!c) TWINMAF_FAIL(kInvalidArgument, "no metric '{}' was computed", metric);
+  const auto s = series_stats(*c, feature_name_alias(c->name), impl_->info.frames, impl_->session->config().subsample,
+                              kStatsWorstFrames);
+  if (!s) TWINMAF_FAIL(kInvalidArgument, "metric '{}' has no finite value", metric);
+  return Stats{s->count, s->mean, s->stddev, s->p1, s->p5, s->p50, s->p95, s->p99, s->worst};
+}
+
+Status Scorer::write_html(const std::string& path, const HtmlReport& report) const {
+  const Impl& m = *impl_;
+  TWINMAF_RETURN_IF_ERROR(m.check_done());
+  HtmlReportData d;
+  d.title = "twinmaf report: " + (report.reference.empty() ? m.reference_path : report.reference);
+  d.command_line = report.command_line;
+  d.frames = m.info.frames;
+  d.subsample = m.session->config().subsample;
+  for (const LoadedModel& model : m.models) {
+    d.primary.push_back(model.main().name());
+    if (model.is_collection())
+      for (const char* suffix : {"_bagging", "_ci_p95_lo", "_ci_p95_hi"})
+        d.primary.push_back(model.collection_name() + suffix);
+  }
+  for (unsigned l = 0; l < m.session->lanes(); ++l) {
+    std::string name = l < report.inputs.size() ? report.inputs[l]
+                       : l < m.distorted_paths.size() ? m.distorted_paths[l]
+                                                      : fmt::format("input {}", l);
+    d.lanes.push_back({name, &m.session->collector(l), m.session->collector(l).aggregates()});
+  }
+  d.facts.emplace_back("twinmaf", fmt::format("{} (every value equal to libvmaf f85a8536's)", TWINMAF_VERSION));
+  d.facts.emplace_back("reference", fmt::format("{} ({}x{} {} {}-bit)", report.reference.empty() ? m.reference_path
+                                                                                                 : report.reference,
+                                                m.fmt.w, m.fmt.h, pix_fmt_name(m.fmt.fmt), m.fmt.bpc));
+  for (size_t l = 0; l < d.lanes.size(); ++l) d.facts.emplace_back(fmt::format("distorted {}", l + 1), d.lanes[l].name);
+  for (const std::string& label : m.labels) d.facts.emplace_back("model", label);
+  d.facts.emplace_back("frames", fmt::format("{} ({:.2f} fps)", m.info.frames,
+                                             m.info.seconds > 0 ? m.info.frames / m.info.seconds : 0.0));
+  for (const Alignment& a : m.info.alignment)
+    d.facts.emplace_back("alignment", fmt::format("{}: offset {:+d} (reference frame {} = distorted frame {}), luma "
+                                                  "PSNR {:.2f} dB, {:.2f} dB without offset{}",
+                                                  a.input, a.offset, a.skip_ref, a.skip_dis, a.psnr, a.psnr_zero,
+                                                  a.ambiguous ? " (ambiguous)" : ""));
+  for (const ScaledInput& s : m.info.scaled)
+    d.facts.emplace_back("scaled", fmt::format("{}: {}x{} -> {}x{} ({})", s.input, s.from_w, s.from_h, s.to_w,
+                                               s.to_h, s.scaler));
+  std::string backends;
+  for (const auto& [feature, backend] : m.info.backends)
+    backends += fmt::format("{}{}: {}", backends.empty() ? "" : ", ", feature, backend);
+  if (!m.info.device.empty()) backends += " (" + m.info.device + ")";
+  d.facts.emplace_back("backends", backends);
+  if (const std::string v = ffmpeg_version(); !v.empty()) d.facts.emplace_back("FFmpeg", v);
+  d.facts.emplace_back("compiler", __VERSION__);
+  char when[64] = {};
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  if (localtime_r(&now, &tm)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %z", &tm);
+  d.facts.emplace_back("written", when);
+  TWINMAF_ASSIGN_OR_RETURN(const std::string html, format_html_report(d));
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) TWINMAF_FAIL(kIo, "{}: cannot write: {}", path, std::strerror(errno));
+  const bool ok = std::fwrite(html.data(), 1, html.size(), f) == html.size();
+  if (std::fclose(f) != 0 || !ok) TWINMAF_FAIL(kIo, "{}: write failed", path);
+  return ok_status();
 }
 
 std::string Scorer::format(OutputFormat format, unsigned lane, Precision precision) const {
   if (!impl_->done || lane >= impl_->session->lanes()) return {};
-  return format_output(format, impl_->session->collector(lane), impl_->output_info(precision));
+  return format_output(format, impl_->session->collector(lane), impl_->output_info(precision, lane));
 }
 
 Status Scorer::write(const std::string& path, OutputFormat format, unsigned lane, Precision precision) const {
   TWINMAF_RETURN_IF_ERROR(impl_->check_done());
   if (lane >= impl_->session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
-  return write_output(path, format, impl_->session->collector(lane), impl_->output_info(precision));
+  return write_output(path, format, impl_->session->collector(lane), impl_->output_info(precision, lane));
 }
 
 const RunInfo& Scorer::info() const { return impl_->info; }

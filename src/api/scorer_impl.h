@@ -88,17 +88,24 @@ struct Scorer::Impl {
   Status loop_status;
 
   unsigned pushed = 0;
+  unsigned total = 0;  // Progress::total
+  std::string reference_path;                // score()'s inputs
+  std::vector<std::string> distorted_paths;
 
+  // The inputs of a job as they are scored: scaled (cfg.scaling), then
+  // converted to the common depth (cfg.common_bitdepth).
   struct Inputs {
     std::unique_ptr<VideoSource> ref;
     std::vector<std::unique_ptr<VideoSource>> dis;
     std::vector<VideoSource*> dis_ptrs;
+    std::vector<ScaledInput> scaled;
   };
-  // score()'s and compute_segment()'s inputs, opened and checked; marks the
-  // Scorer used.
+  // Marks the Scorer used by a job of `distorted` inputs.
+  Status begin(size_t distorted);
+  // score()'s and compute_segment()'s inputs, opened and checked; sets fmt.
   Result<Inputs> open_inputs(const InputFile& reference, const std::vector<InputFile>& distorted);
   Status predict();
-  OutputInfo output_info(Precision precision) const;
+  OutputInfo output_info(Precision precision, unsigned lane) const;
   Status check_done() const {
     if (!done) TWINMAF_FAIL(kInvalidArgument, "no results yet: call score(), or flush() after push()");
     return ok_status();

@@ -42,6 +42,7 @@ Result<std::string> Scorer::compute_segment(const InputFile& reference, const st
   Impl& m = *impl_;
   if (count == 0) TWINMAF_FAIL(kInvalidArgument, "compute_segment(): a segment of 0 frames");
   if (first > UINT32_MAX - count) TWINMAF_FAIL(kInvalidArgument, "compute_segment(): frame {} + {} frames is too far", first, count);
+  TWINMAF_RETURN_IF_ERROR(m.begin(distorted.size()));
   TWINMAF_ASSIGN_OR_RETURN(Impl::Inputs in, m.open_inputs(reference, distorted));
   std::string body;
   ByteWriter w(body);

@@ -409,20 +409,21 @@ Status Session::run_segment(VideoSource& ref, const std::vector<VideoSource*>& d
                             unsigned first, unsigned count, const TermsSink& sink, RunReport* report) {
   if (count == 0) TWINMAF_FAIL(kInvalidArgument, "a segment of 0 frames");
   sink_ = &sink;
-  const Status st = run_files(ref, dis, limits, first, count, report);
+  const Status st = run_files(ref, dis, limits, first, count, report, {});
   sink_ = nullptr;
   return st;
 }
 
 Status Session::run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
-                    RunReport* report) {
-  return run_files(ref, dis, limits, 0, 0, report);
+                    RunReport* report, const std::vector<unsigned>& skip_dis) {
+  return run_files(ref, dis, limits, 0, 0, report, skip_dis);
 }
 
 Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits,
-                          unsigned first, unsigned count, RunReport* report) {
-  if (dis.size() != lanes_.size())
+                          unsigned first, unsigned count, RunReport* report, const std::vector<unsigned>& skip_dis) {
+  if (dis.size() != lanes_.size() || (!skip_dis.empty() && skip_dis.size() != dis.size()))
     TWINMAF_FAIL(kInternal, "session of {} lanes given {} distorted inputs", lanes_.size(), dis.size());
+  const auto skip_of = [&](size_t lane) { return skip_dis.empty() ? limits.skip_dis : skip_dis[lane]; };
   for (VideoSource* d : dis) TWINMAF_RETURN_IF_ERROR(check_same_format(ref, *d));
   const VideoFormat fmt = ref.format();
   TWINMAF_ASSIGN_OR_RETURN(const InputPlan plan, prepare(fmt));
@@ -439,10 +440,10 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
   ref.set_planes_needed(plan.ref_planes);
   ref.set_host_range_check_from(plan.host_range_check_from);
   TWINMAF_RETURN_IF_ERROR(ref.skip(limits.skip_ref + run_first_));
-  for (VideoSource* d : dis) {
-    d->set_planes_needed(plan.dis_planes);
-    d->set_host_range_check_from(plan.host_range_check_from);
-    TWINMAF_RETURN_IF_ERROR(d->skip(limits.skip_dis + run_first_));
+  for (size_t l = 0; l < dis.size(); ++l) {
+    dis[l]->set_planes_needed(plan.dis_planes);
+    dis[l]->set_host_range_check_from(plan.host_range_check_from);
+    TWINMAF_RETURN_IF_ERROR(dis[l]->skip(skip_of(l) + run_first_));
   }
   RunReport local;
   RunReport& rep = report ? *report : local;
@@ -457,7 +458,7 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
     TWINMAF_RETURN_IF_ERROR(check_sample_range(*set.ref, 0, plan.ref_planes, ref.path(), set.index + limits.skip_ref));
     for (size_t l = 0; l < dis.size(); ++l)
       TWINMAF_RETURN_IF_ERROR(
-          check_sample_range(*set.dis[l], 0, plan.dis_planes, dis[l]->path(), set.index + limits.skip_dis));
+          check_sample_range(*set.dis[l], 0, plan.dis_planes, dis[l]->path(), set.index + skip_of(l)));
     return ok_status();
   };
   return run(reader, &rep, host_check);

@@ -96,8 +96,11 @@ class Session {
   // the device range check flags (null: none is needed).
   Status run(FrameFeed& feed, RunReport* report,
              std::function<Status(const FrameSet&)> host_range_check = nullptr);
-  // Files: prepare, skip, read (engine/input_reader.h) and run.
-  Status run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, RunReport* report);
+  // Files: prepare, skip, read (engine/input_reader.h) and run. `skip_dis`,
+  // when given, holds each distorted input's skip in place of
+  // limits.skip_dis (--align's per-input offsets).
+  Status run(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, RunReport* report,
+             const std::vector<unsigned>& skip_dis = {});
   Status run(VideoSource& ref, VideoSource& dis, const RunLimits& limits, RunReport* report) {
     return run(ref, std::vector<VideoSource*>{&dis}, limits, report);
   }
@@ -161,7 +164,7 @@ class Session {
   Status finish_frame(unsigned index, const std::vector<FrameTermsList>& terms);
   // run() on files; a segment of them when sink_ is set (run_segment).
   Status run_files(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, unsigned first,
-                   unsigned count, RunReport* report);
+                   unsigned count, RunReport* report, const std::vector<unsigned>& skip_dis);
 
   SessionConfig cfg_;
   std::shared_ptr<gpu::Context> gpu_;

@@ -16,6 +16,7 @@ class DepthSource final : public VideoSource {
 
   const VideoFormat& format() const override { return format_; }
   bool random_access() const override { return inner_->random_access(); }
+  std::optional<unsigned> frames_hint() const override { return inner_->frames_hint(); }
 
   Result<bool> read(Picture& pic) override {
     forward();

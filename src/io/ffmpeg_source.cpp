@@ -1,5 +1,6 @@
 #include "io/ffmpeg_source.h"
 
+#include <algorithm>
 #include <cstring>
 
 extern "C" {
@@ -82,6 +83,19 @@ class FfmpegSource final : public VideoSource {
   }
 
   const VideoFormat& format() const override { return format_; }
+
+  std::optional<unsigned> frames_hint() const override {
+    const AVStream* st = fmt_ctx_->streams[stream_];
+    if (st->nb_frames > 0) return static_cast<unsigned>(std::min<int64_t>(st->nb_frames, UINT32_MAX));
+    const AVRational rate = st->avg_frame_rate;
+    if (rate.num <= 0 || rate.den <= 0) return std::nullopt;
+    double seconds = 0;
+    if (st->duration != AV_NOPTS_VALUE) seconds = double(st->duration) * av_q2d(st->time_base);
+    else if (fmt_ctx_->duration != AV_NOPTS_VALUE) seconds = double(fmt_ctx_->duration) / AV_TIME_BASE;
+    const double frames = seconds * av_q2d(rate) + 0.5;
+    if (!(frames >= 1) || frames > UINT32_MAX) return std::nullopt;
+    return static_cast<unsigned>(frames);
+  }
 
   Result<bool> read(Picture& pic) override {
     TWINMAF_ASSIGN_OR_RETURN(bool got, next_frame());

@@ -1,5 +1,7 @@
 #include "io/raw_source.h"
 
+#include <algorithm>
+
 #include "io/planar.h"
 
 namespace twinmaf {
@@ -37,6 +39,12 @@ Result<bool> RawSource::read(Picture& pic) {
   TWINMAF_ASSIGN_OR_RETURN(bool got, read_frame(next_, pic));
   if (got) ++next_;
   return got;
+}
+
+std::optional<unsigned> RawSource::frames_hint() const {
+  const std::optional<uint64_t> size = file_.size();
+  if (!size) return std::nullopt;
+  return static_cast<unsigned>(std::min<uint64_t>(*size / packed_frame_bytes(format_), UINT32_MAX));
 }
 
 Status RawSource::skip(unsigned n) {

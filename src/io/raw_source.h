@@ -16,6 +16,7 @@ class RawSource final : public VideoSource {
   bool random_access() const override { return file_.seekable(); }
   Result<bool> read_frame(unsigned index, Picture& pic) const override;
   std::optional<uint64_t> frames_begun() const override;
+  std::optional<unsigned> frames_hint() const override;
 
  private:
   RawSource(FileReader file, const VideoFormat& f)

@@ -8,6 +8,11 @@
 #include "io/y4m_source.h"
 #if TWINMAF_HAVE_FFMPEG
 #include "io/ffmpeg_source.h"
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libswscale/swscale.h>
+}
 #endif
 
 namespace twinmaf {
@@ -24,6 +29,16 @@ Status VideoSource::skip(unsigned n) {
 
 Result<bool> VideoSource::read_frame(unsigned, Picture&) const {
   TWINMAF_FAIL(kInternal, "{}: this source has no random access", path());
+}
+
+std::string ffmpeg_version() {
+#if TWINMAF_HAVE_FFMPEG
+  const auto v = [](unsigned x) { return fmt::format("{}.{}.{}", x >> 16, (x >> 8) & 0xff, x & 0xff); };
+  return fmt::format("{} (libavformat {}, libavcodec {}, libswscale {})", av_version_info(), v(avformat_version()),
+                     v(avcodec_version()), v(swscale_version()));
+#else
+  return {};
+#endif
 }
 
 Status check_sample_range(const Picture& pic, int first, int planes, const std::string& path, unsigned frame) {

@@ -38,6 +38,10 @@ class VideoSource {
   // ones); read_frame(i) at or past it returns false without reading.
   // nullopt where unknown.
   virtual std::optional<uint64_t> frames_begun() const { return std::nullopt; }
+  // Frames the input holds from its start, for progress estimates only: exact
+  // for raw files, from the size for Y4M files (bare FRAME headers assumed),
+  // the container's count or duration for FFmpeg inputs; none for streams.
+  virtual std::optional<unsigned> frames_hint() const { return std::nullopt; }
   // Planes to read: 1 reads luma only and leaves chroma storage untouched
   // (for feature sets that never read chroma). Default: all planes.
   void set_planes_needed(int planes) { planes_needed_ = planes; }
@@ -60,6 +64,10 @@ class VideoSource {
 // not a known container), otherwise through FFmpeg.
 Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
                                                  const std::optional<RawParams>& raw);
+
+// The FFmpeg libraries this build reads and scales with ("5.1.9 (libavformat
+// 59.27.100, ...)"); empty without FFmpeg.
+std::string ffmpeg_version();
 
 // Checks that every sample of stored planes [first, planes) is below 2^bpc
 // (bpc > 8); the error names the first one that is not.

@@ -1,5 +1,6 @@
 #include "io/y4m_source.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -125,12 +126,20 @@ Result<std::unique_ptr<VideoSource>> Y4mSource::open(FileReader file) {
   if (!f.ok()) return Status(f.status().code(), fmt::format("{}: {}", path, f.status().message()));
   s->format_ = *f;
   s->offset_ = nl + 1;
+  s->header_bytes_ = s->offset_;
   // Checked before any picture is allocated for it.
   const uint64_t first_end = s->offset_ + 6 + packed_frame_bytes(*f) + s->alpha_bytes_;
   if (const std::optional<uint64_t> size = s->file_.size(); size && *size > s->offset_ && *size < first_end)
     TWINMAF_FAIL(kBadInput, "{}: holds {} bytes, less than the header and one {}x{} {} {}-bit frame ({} bytes)", path,
                  *size, f->w, f->h, pix_fmt_name(f->fmt), f->bpc, first_end);
   return std::unique_ptr<VideoSource>(std::move(s));
+}
+
+std::optional<unsigned> Y4mSource::frames_hint() const {
+  const std::optional<uint64_t> size = file_.size();
+  if (!size) return std::nullopt;
+  const uint64_t frame = 6 + packed_frame_bytes(format_) + alpha_bytes_;
+  return static_cast<unsigned>(std::min<uint64_t>((*size - header_bytes_) / frame, UINT32_MAX));
 }
 
 Result<bool> Y4mSource::read(Picture& pic) {

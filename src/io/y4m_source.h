@@ -15,11 +15,13 @@ class Y4mSource final : public VideoSource {
   static Result<std::unique_ptr<VideoSource>> open(FileReader file);
   const VideoFormat& format() const override { return format_; }
   Result<bool> read(Picture& pic) override;
+  std::optional<unsigned> frames_hint() const override;
 
  private:
   explicit Y4mSource(FileReader file) : VideoSource(file.path()), file_(std::move(file)) {}
   VideoFormat format_;
   FileReader file_;
+  uint64_t header_bytes_ = 0;  // the stream header line
   uint64_t offset_ = 0;       // start of the next frame header
   uint64_t alpha_bytes_ = 0;  // 444alpha: trailing plane to skip
   unsigned next_ = 0;

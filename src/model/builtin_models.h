@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -25,6 +26,14 @@ std::span<const BuiltinModelData> builtin_model_table();
 
 // All built-in models in libvmaf's order.
 inline std::span<const BuiltinModelData> builtin_models() { return detail::builtin_model_table(); }
+
+// The viewing resolution a built-in model was trained for: 3840x2160 for the
+// 4K models ("vmaf_4k_*", "*_2160"), 1920x1080 for the others; none for an
+// unknown version.
+struct ViewingSize {
+  int w, h;
+};
+std::optional<ViewingSize> model_viewing_size(std::string_view version);
 
 // The built-in model of that version, or null.
 inline const BuiltinModelData* find_builtin_model(std::string_view version) {

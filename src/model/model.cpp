@@ -548,6 +548,12 @@ Result<LoadedModel> LoadedModel::from_json(std::string_view json, const ModelCon
   return out;
 }
 
+std::optional<ViewingSize> model_viewing_size(std::string_view version) {
+  if (!find_builtin_model(version)) return std::nullopt;
+  if (version.find("_4k_") != std::string_view::npos || version.ends_with("_2160")) return ViewingSize{3840, 2160};
+  return ViewingSize{1920, 1080};
+}
+
 Result<LoadedModel> LoadedModel::from_version(std::string_view version, const ModelConfig& cfg) {
   const BuiltinModelData* data = find_builtin_model(version);
   if (!data) {

@@ -182,8 +182,9 @@ std::string json(const Collector& c, const OutputInfo& info) {
     o += fmt::format("\n    \"{}\": {}", agg[i].first, json_number(agg[i].second, p));
     if (i + 1 < agg.size()) o += ",";
   }
-  o += "\n  }\n";
-  o += "}\n";
+  o += "\n  }";
+  for (const auto& [key, value] : info.json_extras) o += fmt::format(",\n  \"{}\": {}", key, value);
+  o += "\n}\n";
   return o;
 }
 

@@ -33,6 +33,10 @@ struct OutputInfo {
   Precision precision;
   // Extra JSON key "backends": feature -> backend that computed it.
   std::vector<std::pair<std::string, std::string>> backends;
+  // Extra JSON keys after "aggregate_metrics", present only when a run asked
+  // for them (--align, --scale, --stats): key -> JSON value text, its lines
+  // indented for the top level.
+  std::vector<std::pair<std::string, std::string>> json_extras;
 };
 
 std::string format_output(OutputFormat fmt, const Collector& c, const OutputInfo& info);

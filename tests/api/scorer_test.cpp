@@ -4,6 +4,7 @@
 // files agree with each other; misuse gets a Status, never a crash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -129,7 +130,10 @@ TEST(Scorer, ProgressPooledSummaryAndFilesAgree) {
   const twinmaf::RawParams raw{f.w, f.h, f.fmt, f.bpc};
   ScorerConfig cfg = config(2);
   std::vector<unsigned> seen;
-  cfg.progress = [&](const twinmaf::Progress& p) { seen.push_back(p.frames); };
+  cfg.progress = [&](const twinmaf::Progress& p) {
+    seen.push_back(p.frames);
+    EXPECT_EQ(p.total, 5u);  // raw files: their size
+  };
   auto s = twinmaf::Scorer::create(cfg);
   ASSERT_TRUE(s.ok());
   ASSERT_TRUE((*s)->score({write_raw(c, false, "api_ref.yuv"), raw}, {{write_raw(c, true, "api_dis.yuv"), raw}}).ok());
@@ -157,6 +161,56 @@ TEST(Scorer, ProgressPooledSummaryAndFilesAgree) {
   // The file and the string differ only in fps (timed at each call).
   EXPECT_EQ(file.substr(file.find("\"frames\"")), json.substr(json.find("\"frames\"")));
   EXPECT_EQ((*s)->info().backends.size(), 5u);  // adm motion vif (the model), psnr psnr_hvs
+}
+
+// Stats over the per-frame values: the percentile rule (p/100 * (n-1),
+// interpolated), population stddev, worst frames lowest first.
+TEST(Scorer, StatsFollowTheFrames) {
+  const VideoFormat f{96, 64, PixFmt::k420, 8};
+  const Clip c = make_clip(f, 7, 11);
+  const twinmaf::RawParams raw{f.w, f.h, f.fmt, f.bpc};
+  ScorerConfig cfg;
+  cfg.features = {"psnr"};
+  cfg.stats = true;
+  auto s = twinmaf::Scorer::create(cfg);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE((*s)->score({write_raw(c, false, "st_ref.yuv"), raw}, {{write_raw(c, true, "st_dis.yuv"), raw}}).ok());
+  std::vector<double> v;
+  for (unsigned i = 0; i < 7; ++i) v.push_back(*(*s)->score("psnr_y", i));
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  ASSERT_LT(sorted[0], sorted[6]);  // the frames differ, so order matters
+  auto st = (*s)->stats("psnr_y");
+  ASSERT_TRUE(st.ok()) << st.status().message();
+  EXPECT_EQ(st->frames, 7u);
+  EXPECT_EQ(st->p50, sorted[3]);
+  EXPECT_DOUBLE_EQ(st->p5, sorted[0] + (sorted[1] - sorted[0]) * (0.05 * 6));
+  double mean = 0, sq = 0;
+  for (double x : v) mean += x / 7;
+  for (double x : v) sq += (x - mean) * (x - mean);
+  EXPECT_NEAR(st->stddev, std::sqrt(sq / 7), 1e-12);
+  ASSERT_EQ(st->worst.size(), 7u);
+  EXPECT_EQ(st->worst[0].second, sorted[0]);
+  EXPECT_EQ(st->worst[6].second, sorted[6]);
+  EXPECT_NE((*s)->format(twinmaf::OutputFormat::kJson).find("\"statistics\": {"), std::string::npos);
+  EXPECT_EQ((*s)->stats("nope").status().code(), twinmaf::Code::kInvalidArgument);
+}
+
+TEST(Scorer, ScalingTexts) {
+  EXPECT_EQ(twinmaf::parse_scaling("")->mode, twinmaf::Scaling::Mode::kToReference);
+  EXPECT_EQ(twinmaf::parse_scaling("ref")->mode, twinmaf::Scaling::Mode::kToReference);
+  EXPECT_EQ(twinmaf::parse_scaling("model")->mode, twinmaf::Scaling::Mode::kToModel);
+  auto wh = twinmaf::parse_scaling("1920x1080");
+  ASSERT_TRUE(wh.ok());
+  EXPECT_EQ(wh->w, 1920);
+  EXPECT_EQ(wh->h, 1080);
+  for (const char* bad : {"x", "0x10", "10x", "-4x4", "+4x4", "4x4x4", "99999x4", "big"})
+    EXPECT_FALSE(twinmaf::parse_scaling(bad).ok()) << bad;
+  ScorerConfig cfg;
+  cfg.features = {"psnr"};
+  cfg.scaling.mode = twinmaf::Scaling::Mode::kToReference;
+  cfg.scaling.scaler = "cubic";
+  EXPECT_EQ(twinmaf::Scorer::create(cfg).status().code(), twinmaf::Code::kInvalidArgument);
 }
 
 TEST(Scorer, MisuseIsAStatus) {

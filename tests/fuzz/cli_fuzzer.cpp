@@ -32,6 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t k = 1; k < args.size(); ++k) {
     (void)parse_model_request(args[k]);
     (void)parse_backend_choice(args[k]);
+    (void)parse_scaling(args[k]);
     auto f = parse_feature_text(args[k]);
     if (!f.ok()) continue;
     if (const FeatureSpec* spec = find_feature(f->name)) (void)Options::parse(spec->name, spec->options, f->options);

@@ -60,7 +60,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     std::vector<std::string> dis_paths;
     bool no_prediction = false;
     std::string w, h, pix, bpc, threads, subsample, cpumask, gpumask, frame_cnt, skip_ref, skip_dis;
-    std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers, dis_list;
+    std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers, dis_list, align, scale, scaler;
     std::vector<std::string> features, models;
     bool xml = false, json = false, csv = false, sub = false, version = false;  // NOLINT: bound to flags
 
@@ -99,6 +99,21 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_flag("--profile", cfg.profile, "print where GPU frame time goes");
     app.add_option("--readers", readers, "reader threads for raw inputs on the GPU path (default: up to 12)");
     app.add_flag("--verbose", out.verbose, "print which backend computes each feature");
+    app.add_flag("--progress", out.progress,
+                 "print progress lines (frames, fps, ETA) on stderr even when it is not a terminal");
+    app.add_option("--html", out.html, "also write a self-contained HTML report with per-frame plots");
+    app.add_flag("--stats", out.stats,
+                 "print percentiles, standard deviation and worst frames per metric; add them to JSON results");
+    CLI::Option* align_opt =
+        app.add_option("--align", align, "find each distorted input's frame offset within +-N frames (default 30) "
+                                          "and score with it applied")
+            ->expected(0, 1);
+    CLI::Option* scale_opt =
+        app.add_option("--scale", scale,
+                       "inputs of different sizes: ref (default: the distorted to the reference's size), model "
+                       "(every input to the model's resolution) or WxH")
+            ->expected(0, 1);
+    app.add_option("--scaler", scaler, "libswscale algorithm for --scale (default bicubic, as ffmpeg's scale filter)");
     for (const CliExtras::Option& o : extras.options) app.add_option(o.flag, *o.value, o.help);
 
     try {
@@ -183,6 +198,17 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     }
     if (!gpu.empty()) cfg.gpu = static_cast<int>(parse_unsigned("--gpu", gpu, 0, 1023));
     if (!readers.empty()) cfg.readers = parse_unsigned("--readers", readers, 0, 256);
+    if (align_opt->count() > 0)
+      cfg.align = align.empty() ? kDefaultAlignRange : parse_unsigned("--align", align, 1, 10000);
+    if (scale_opt->count() > 0) {
+      auto s = parse_scaling(scale);
+      if (!s.ok()) fail("--scale: " + s.status().message());
+      cfg.scaling = *s;
+    }
+    if (!scaler.empty()) {
+      if (scale_opt->count() == 0) fail("--scaler needs --scale");
+      cfg.scaling.scaler = scaler;
+    }
     if (!frame_cnt.empty()) out.limits.frame_cnt = parse_unsigned("--frame_cnt", frame_cnt, 0, UINT32_MAX);
     if (!skip_ref.empty()) out.limits.skip_ref = parse_unsigned("--frame_skip_ref", skip_ref, 0, UINT32_MAX);
     if (!skip_dis.empty()) out.limits.skip_dis = parse_unsigned("--frame_skip_dist", skip_dis, 0, UINT32_MAX);
@@ -199,6 +225,8 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       if (o->check_lname("sub")) out.output_format = OutputFormat::kSub;
     }
 
+    for (int i = 0; i < argc; ++i) out.command_line.push_back(argv[i]);
+    cfg.stats = out.stats;
     if (!no_prediction) cfg.models = models;
     cfg.features = features;
     for (const auto& [preset, version] : {std::pair{"aom_ctc", &aom_ctc}, std::pair{"nflx_ctc", &nflx_ctc}}) {
@@ -219,6 +247,11 @@ Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
     const Status st = check_output_path(out);
     if (!st.ok()) return st;
   }
+  if (!req.html.empty()) {
+    Status st = check_output_path(req.html);
+    if (st.ok()) st = html_report_available();
+    if (!st.ok()) return Status(st.code(), "--html: " + st.message());
+  }
   auto s = Scorer::create(req.config);
   if (!s.ok()) return s.status();
   *scorer = std::move(*s);
@@ -228,7 +261,15 @@ Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
     const Status w = (*scorer)->write(req.outputs[k], req.output_format, static_cast<unsigned>(k), req.precision);
     if (!w.ok()) return w;
   }
-  if (!req.outputs.empty()) mark_startup("outputs written");
+  if (!req.html.empty()) {
+    HtmlReport report;
+    report.command_line = req.command_line;
+    for (const InputFile& d : req.distorted) report.inputs.push_back(d.path);
+    report.reference = req.reference.path;
+    const Status h = (*scorer)->write_html(req.html, report);
+    if (!h.ok()) return h;
+  }
+  if (!req.outputs.empty() || !req.html.empty()) mark_startup("outputs written");
   return ok_status();
 }
 

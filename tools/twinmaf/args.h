@@ -10,6 +10,9 @@
 
 namespace twinmaf {
 
+// --align without a value: search +-30 frames.
+inline constexpr unsigned kDefaultAlignRange = 30;
+
 struct CliRequest {
   ScorerConfig config;
   InputFile reference;
@@ -21,6 +24,10 @@ struct CliRequest {
   bool quiet = false;
   bool version = false;
   bool verbose = false;
+  bool progress = false;  // --progress: progress lines even when stderr is not a terminal
+  bool stats = false;     // --stats
+  std::string html;       // --html REPORT.html
+  std::vector<std::string> command_line;  // argv, for the report
   std::string help;  // non-empty: --help was given
 };
 

@@ -1,0 +1,129 @@
+#include "io/scale_source.h"
+
+#include <array>
+
+#include "core/picture.h"
+
+#if TWINMAF_HAVE_FFMPEG
+extern "C" {
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+}
+#endif
+
+namespace twinmaf {
+
+namespace {
+
+struct ScalerName {
+  std::string_view name;
+  int flag;
+};
+
+#if TWINMAF_HAVE_FFMPEG
+constexpr std::array kScalers{
+    ScalerName{"bicubic", SWS_BICUBIC},   ScalerName{"bilinear", SWS_BILINEAR},
+    ScalerName{"lanczos", SWS_LANCZOS},   ScalerName{"spline", SWS_SPLINE},
+    ScalerName{"area", SWS_AREA},         ScalerName{"neighbor", SWS_POINT},
+    ScalerName{"gauss", SWS_GAUSS},       ScalerName{"sinc", SWS_SINC},
+    ScalerName{"bicublin", SWS_BICUBLIN}, ScalerName{"fast_bilinear", SWS_FAST_BILINEAR},
+};
+
+// FFmpeg's name of a planar little-endian layout: yuv420p, yuv422p10le, gray12le.
+std::string av_format_name(const VideoFormat& f) {
+  std::string name = f.fmt == PixFmt::k400 ? "gray" : "yuv" + std::string(pix_fmt_name(f.fmt)) + "p";
+  if (f.bpc > 8) name += std::to_string(f.bpc) + "le";
+  return name;
+}
+
+class ScaleSource final : public VideoSource {
+ public:
+  ScaleSource(std::unique_ptr<VideoSource> inner, const VideoFormat& to, SwsContext* sws)
+      : VideoSource(inner->path()), inner_(std::move(inner)), format_(to), sws_(sws),
+        scratch_(inner_->format(), host_allocator()) {}
+  ~ScaleSource() override { sws_freeContext(sws_); }
+
+  const VideoFormat& format() const override { return format_; }
+  std::optional<unsigned> frames_hint() const override { return inner_->frames_hint(); }
+
+  Result<bool> read(Picture& pic) override {
+    forward();
+    TWINMAF_ASSIGN_OR_RETURN(const bool got, inner_->read(scratch_));
+    if (!got) return false;
+    const uint8_t* src[4] = {};
+    int src_stride[4] = {};
+    uint8_t* dst[4] = {};
+    int dst_stride[4] = {};
+    for (int p = 0; p < format_.planes(); ++p) {
+      src[p] = scratch_.data(p);
+      src_stride[p] = static_cast<int>(scratch_.stride(p));
+      dst[p] = pic.mutable_data(p);
+      dst_stride[p] = static_cast<int>(pic.stride(p));
+    }
+    if (sws_scale(sws_, src, src_stride, 0, inner_->format().h, dst, dst_stride) != format_.h)
+      TWINMAF_FAIL(kInternal, "{}: libswscale failed on frame {}", path(), index_);
+    ++index_;
+    return true;
+  }
+  Status skip(unsigned n) override {
+    forward();
+    return inner_->skip(n);
+  }
+
+ private:
+  // The scaler reads every plane; samples are range-checked at the file.
+  void forward() {
+    inner_->set_planes_needed(3);
+    inner_->set_host_range_check_from(0);
+  }
+
+  std::unique_ptr<VideoSource> inner_;
+  VideoFormat format_;
+  SwsContext* sws_;
+  Picture scratch_;
+  unsigned index_ = 0;  // frames read
+};
+#endif
+
+}  // namespace
+
+#if TWINMAF_HAVE_FFMPEG
+Result<int> parse_scaler(std::string_view name) {
+  std::string names;
+  for (const ScalerName& s : kScalers) {
+    if (s.name == name) return s.flag;
+    names += names.empty() ? "" : ", ";
+    names += s.name;
+  }
+  TWINMAF_FAIL(kInvalidArgument, "unknown scaler '{}'; should be one of {}", name, names);
+}
+
+Result<std::unique_ptr<VideoSource>> with_scale(std::unique_ptr<VideoSource> src, int w, int h, int sws_flags) {
+  const VideoFormat from = src->format();
+  VideoFormat to = from;
+  to.w = w;
+  to.h = h;
+  TWINMAF_RETURN_IF_ERROR(validate_format(to));
+  if (from.fmt != PixFmt::k400 && (to.plane_w(1) == 0 || to.plane_h(1) == 0))
+    TWINMAF_FAIL(kInvalidArgument, "cannot scale {} to {}x{}: its {} chroma planes would be empty", src->path(), w,
+                 h, pix_fmt_name(from.fmt));
+  const std::string name = av_format_name(from);
+  const AVPixelFormat pf = av_get_pix_fmt(name.c_str());
+  if (pf == AV_PIX_FMT_NONE || !sws_isSupportedInput(pf) || !sws_isSupportedOutput(pf))
+    TWINMAF_FAIL(kUnsupported, "{}: libswscale cannot scale {}-bit {} pictures", src->path(), from.bpc,
+                 pix_fmt_name(from.fmt));
+  SwsContext* sws = sws_getContext(from.w, from.h, pf, w, h, pf, sws_flags, nullptr, nullptr, nullptr);
+  if (!sws) TWINMAF_FAIL(kInternal, "{}: libswscale refused {}x{} -> {}x{} {}", src->path(), from.w, from.h, w, h, name);
+  return std::unique_ptr<VideoSource>(std::make_unique<ScaleSource>(std::move(src), to, sws));
+}
+#else
+Result<int> parse_scaler(std::string_view) {
+  TWINMAF_FAIL(kUnsupported, "scaling needs FFmpeg's libswscale, which this build lacks");
+}
+
+Result<std::unique_ptr<VideoSource>> with_scale(std::unique_ptr<VideoSource>, int, int, int) {
+  TWINMAF_FAIL(kUnsupported, "scaling needs FFmpeg's libswscale, which this build lacks");
+}
+#endif
+
+}  // namespace twinmaf
