@@ -1,6 +1,8 @@
 #include "io/scale_source.h"
 
 #include <array>
+#include <cstring>
+#include <memory>
 
 #include "core/picture.h"
 
@@ -54,14 +56,21 @@ class ScaleSource final : public VideoSource {
     int src_stride[4] = {};
     uint8_t* dst[4] = {};
     int dst_stride[4] = {};
+    // The scaler writes every plane: a picture holding fewer (luma only,
+    // core/picture.h) gets them through a whole one.
+    const bool whole = pic.data(format_.planes() - 1) != nullptr;
+    if (!whole && !out_) out_ = std::make_unique<Picture>(format_, host_allocator());
+    Picture& to = whole ? pic : *out_;
     for (int p = 0; p < format_.planes(); ++p) {
       src[p] = scratch_.data(p);
       src_stride[p] = static_cast<int>(scratch_.stride(p));
-      dst[p] = pic.mutable_data(p);
-      dst_stride[p] = static_cast<int>(pic.stride(p));
+      dst[p] = to.mutable_data(p);
+      dst_stride[p] = static_cast<int>(to.stride(p));
     }
     if (sws_scale(sws_, src, src_stride, 0, inner_->format().h, dst, dst_stride) != format_.h)
       TWINMAF_FAIL(kInternal, "{}: libswscale failed on frame {}", path(), index_);
+    for (int p = 0; !whole && p < format_.planes() && pic.data(p); ++p)
+      std::memcpy(pic.mutable_data(p), to.data(p), to.plane_bytes(p));
     ++index_;
     return true;
   }
@@ -81,6 +90,7 @@ class ScaleSource final : public VideoSource {
   VideoFormat format_;
   SwsContext* sws_;
   Picture scratch_;
+  std::unique_ptr<Picture> out_;  // the scaler's output for pictures of fewer planes
   unsigned index_ = 0;  // frames read
 };
 #endif
