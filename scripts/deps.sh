@@ -2,7 +2,7 @@
 # Installs twinmaf's build and test dependencies (Debian 12 packages only).
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config python3 xz-utils ffmpeg
-      libfmt-dev nlohmann-json3-dev libcli11-dev libtbb-dev libgtest-dev libbenchmark-dev
+      libfmt-dev nlohmann-json3-dev libcli11-dev libtbb-dev libhwy-dev libgtest-dev libbenchmark-dev
       libavformat-dev libavcodec-dev libavutil-dev
       clang-16 libclang-rt-16-dev)
 missing=()

@@ -11,6 +11,7 @@
 
 #include "api/feature_text.h"
 #include "api/scorer_impl.h"
+#include "base/simd.h"
 #include "core/pooling.h"
 #include "io/depth_source.h"
 #include "io/source.h"
@@ -58,6 +59,7 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
   auto impl = std::make_unique<Impl>();
   if (cfg.distorted == 0) TWINMAF_FAIL(kInvalidArgument, "no distorted input");
   if (cfg.threads > kMaxThreads) TWINMAF_FAIL(kInvalidArgument, "threads: {} is above {}", cfg.threads, kMaxThreads);
+  simd_set_cpumask(cfg.cpumask);
   SessionConfig sc;
   sc.threads = cfg.threads;
   sc.subsample = cfg.subsample;
@@ -100,6 +102,7 @@ Status Scorer::Impl::predict() {
   info.profile = report.profile;
   info.device = report.device;
   info.loop_seconds = report.loop_seconds;
+  info.simd = simd_target_name();
   for (const Session::Registered& r : session->features())
     info.backends.emplace_back(std::string(r.spec->name), r.backend);
   const unsigned subsample = session->config().subsample;

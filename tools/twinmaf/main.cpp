@@ -28,6 +28,7 @@ int run(int argc, char** argv) {
   if (scorer) {
     const twinmaf::RunInfo& info = scorer->info();
     for (const std::string& w : info.warnings) std::fprintf(stderr, "twinmaf: warning: %s\n", w.c_str());
+    if (req->verbose) std::fprintf(stderr, "twinmaf: cpu kernels: %s\n", info.simd.c_str());
     if (req->verbose)
       for (const auto& [feature, backend] : info.backends)
         std::fprintf(stderr, "twinmaf: %s: %s%s\n", feature.c_str(), backend.c_str(),
