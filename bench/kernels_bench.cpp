@@ -1,10 +1,13 @@
 // Google Benchmark: compute() of every registered feature (default options) on
-// seeded full-range noise, per frame, for a few sizes and depths.
+// seeded full-range noise, per frame, for a few sizes and depths, on the
+// scalar references ("_ref": cpumask ~0) and on the best SIMD target
+// ("_simd", base/simd.h).
 #include <benchmark/benchmark.h>
 
 #include <memory>
 #include <random>
 
+#include "base/simd.h"
 #include "features/feature.h"
 
 namespace {
@@ -27,7 +30,8 @@ std::unique_ptr<Picture> noise_picture(const VideoFormat& f, uint32_t seed) {
   return pic;
 }
 
-void bench_feature(benchmark::State& state, const FeatureSpec* spec, VideoFormat f) {
+void bench_feature(benchmark::State& state, const FeatureSpec* spec, VideoFormat f, bool simd) {
+  simd_set_cpumask(simd ? 0 : ~uint64_t{0});
   auto opts = Options::parse(spec->name, spec->options, OptionDict());
   auto ex = spec->create(*opts);
   if (!ex.ok() || !(*ex)->init(f).ok()) {
@@ -49,11 +53,12 @@ int register_all() {
                                  {3840, 2160, PixFmt::k420, 8}};
   for (const FeatureSpec* spec : feature_registry())
     for (const VideoFormat& f : formats)
-      benchmark::RegisterBenchmark(
-          fmt::format("{}_compute_{}x{}_{}bpc", spec->name, f.w, f.h, f.bpc).c_str(),
-          [spec, f](benchmark::State& s) { bench_feature(s, spec, f); })
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
+      for (bool simd : {false, true})
+        benchmark::RegisterBenchmark(
+            fmt::format("{}_compute_{}x{}_{}bpc_{}", spec->name, f.w, f.h, f.bpc, simd ? "simd" : "ref").c_str(),
+            [spec, f, simd](benchmark::State& s) { bench_feature(s, spec, f, simd); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
   return 0;
 }
 

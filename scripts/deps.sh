@@ -2,7 +2,7 @@
 # Installs twinmaf's build and test dependencies (Debian 12 packages only).
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config python3 xz-utils ffmpeg
-      libfmt-dev nlohmann-json3-dev libcli11-dev libtbb-dev libgtest-dev libbenchmark-dev
+      libfmt-dev nlohmann-json3-dev libcli11-dev libtbb-dev libhwy-dev libgtest-dev libbenchmark-dev
       libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
       clang-16 libclang-rt-16-dev
       pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-dask python3-distributed

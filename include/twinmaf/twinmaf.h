@@ -101,6 +101,11 @@ struct ScorerConfig {
   // libvmaf --feature texts: "psnr", "psnr=enable_chroma=false:enable_mse=true".
   std::vector<std::string> features;
   unsigned threads = 0;    // worker threads; 0: the calling thread only
+  // libvmaf's cpumask: a set bit disables an instruction set for the CPU
+  // kernels (x86: 1 SSE2, 2 SSSE3, 4 SSE4.1, 8 AVX2, 16 AVX-512, 32 AVX-512
+  // ICL; any other bit, e.g. ~0, every SIMD path). Scores never change with
+  // it, only speed. Process-wide, like libvmaf's (docs/simd.md).
+  uint64_t cpumask = 0;
   unsigned subsample = 1;  // score every Nth frame (0 and 1: every frame)
   Backend backend = Backend::kAuto;
   // Per feature (extractor name, "vif"), overriding `backend`.
@@ -207,6 +212,7 @@ struct RunInfo {
   std::vector<std::string> warnings;  // e.g. an input ended early
   std::vector<std::string> profile;   // --profile lines
   std::string device;                 // the GPU used, if any
+  std::string simd;                   // the CPU kernels' SIMD target ("AVX3", "scalar")
   // Which backend computed each feature ("cpu", "cuda").
   std::vector<std::pair<std::string, std::string>> backends;
   std::vector<Alignment> alignment;  // per distorted input, with ScorerConfig::align

@@ -8,22 +8,23 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "api/feature_text.h"
-#include "base/trace.h"
 #include "api/scorer_impl.h"
+#include "base/simd.h"
+#include "base/trace.h"
 #include "core/pooling.h"
 #include "core/stats.h"
-#include "output/html_report.h"
 #include "engine/align.h"
 #include "io/depth_source.h"
 #include "io/scale_source.h"
 #include "io/source.h"
 #include "model/builtin_models.h"
+#include "output/html_report.h"
 
 namespace twinmaf {
 
@@ -72,6 +73,7 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
   auto impl = std::make_unique<Impl>();
   if (cfg.distorted == 0) TWINMAF_FAIL(kInvalidArgument, "no distorted input");
   if (cfg.threads > kMaxThreads) TWINMAF_FAIL(kInvalidArgument, "threads: {} is above {}", cfg.threads, kMaxThreads);
+  simd_set_cpumask(cfg.cpumask);
   SessionConfig sc;
   sc.threads = cfg.threads;
   sc.subsample = cfg.subsample;
@@ -119,6 +121,7 @@ Status Scorer::Impl::predict() {
   info.loop_seconds = report.loop_seconds;
   info.width = fmt.w;
   info.height = fmt.h;
+  info.simd = simd_target_name();
   for (const Session::Registered& r : session->features())
     info.backends.emplace_back(std::string(r.spec->name), r.backend);
   const unsigned subsample = session->config().subsample;

@@ -137,6 +137,21 @@ with tempfile.TemporaryDirectory() as d:
         expect_error(f"{flag} {value}", ["-r", ref, "-d", dis, *sum(([k, v] for k, v in args.items()), []), "-n",
                                          "--feature", "psnr", "-o", j("n.json")], f"'{value}' for {flag}")
     p = expect_ok("--cpumask -1 (libvmaf's idiom)", [*ok, "--cpumask", "-1"])
+    # Every SIMD target gives the scalar references' bits (docs/simd.md).
+    masked = {}
+    mw, mh = 72, 40  # vmaf_v0.6.1 needs 33x33 (adm)
+    mref = write(j("mref.yuv"), noise(mw * mh * 3, 11))  # two 4:2:0 frames
+    mdis = write(j("mdis.yuv"), noise(mw * mh * 3, 12))
+    for mask in ("-1", "0", "16", "24"):
+        expect_ok(f"--cpumask {mask}", ["-r", mref, "-d", mdis, "-w", mw, "-h", mh, "-p", "420", "-b", 8, "-m",
+                                        "version=vmaf_v0.6.1", "--feature", "psnr", "--json", "--precision", "max",
+                                        "-o", j(f"mask{mask}.json"), "--cpumask", mask, "-q"])
+        with open(j(f"mask{mask}.json")) as f:
+            masked[mask] = [ln for ln in f if '"fps"' not in ln]
+    checks += 1
+    if any(v != masked["-1"] for v in masked.values()) or len(masked["-1"]) < 20:
+        failures.append("--cpumask changed the scores (or wrote too little)")
+    expect_error("--cpumask -2", [*ok, "--cpumask", "-2"], "'-2' for --cpumask")
     p = expect_ok("more threads than cores, quiet", [*ok, "--threads", "64", "-q"])
     checks += 1
     if p.stderr:

@@ -81,7 +81,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_flag("--sub", sub, "SUB result file");
     app.add_option("--threads", threads, "worker threads (0: the calling thread only)");
     app.add_option("--subsample", subsample, "score every Nth frame");
-    app.add_option("--cpumask", cpumask, "accepted for compatibility (every CPU kernel variant gives libvmaf's scalar bits)");
+    app.add_option("--cpumask", cpumask, "disable CPU instruction sets as libvmaf (4 SSE4.1, 8 AVX2, 16 AVX-512, -1 all SIMD); scores never change");
     app.add_option("--gpumask", gpumask, "non-zero: run every feature on the CPU (as libvmaf)");
     app.add_option("--frame_cnt", frame_cnt, "score at most N frames");
     app.add_option("--frame_skip_ref", skip_ref, "skip the first N reference frames");
@@ -187,7 +187,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     cfg.distorted = static_cast<unsigned>(dis_paths.size());
     if (!threads.empty()) cfg.threads = parse_unsigned("--threads", threads, 0, kMaxThreads);
     if (!subsample.empty()) cfg.subsample = parse_unsigned("--subsample", subsample, 0, UINT32_MAX);
-    if (!cpumask.empty() && cpumask != "-1") (void)parse_count("--cpumask", cpumask, 0, UINT64_MAX);
+    if (!cpumask.empty()) cfg.cpumask = cpumask == "-1" ? ~uint64_t{0} : parse_count("--cpumask", cpumask, 0, UINT64_MAX);
     // libvmaf: a non-zero gpumask keeps features off the GPU.
     if (!gpumask.empty() && parse_count("--gpumask", gpumask, 0, UINT64_MAX) != 0) cfg.backend = Backend::kCpu;
     if (!backend.empty()) {

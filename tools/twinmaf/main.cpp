@@ -122,6 +122,7 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "twinmaf: scale: %s: %dx%d -> %dx%d (%s)\n", s.input.c_str(), s.from_w, s.from_h, s.to_w,
                    s.to_h, s.scaler.c_str());
     for (const std::string& w : info.warnings) std::fprintf(stderr, "twinmaf: warning: %s\n", w.c_str());
+    if (req->verbose) std::fprintf(stderr, "twinmaf: cpu kernels: %s\n", info.simd.c_str());
     if (req->verbose)
       for (const auto& [feature, backend] : info.backends)
         std::fprintf(stderr, "twinmaf: %s: %s%s\n", feature.c_str(), backend.c_str(),

@@ -86,7 +86,7 @@ class Motion final : public Extractor {
     if (!prev)
       TWINMAF_FAIL(kInternal, "{}: frame {} arrived without the reference of frame {}", feature_,
                    in.index, in.index - p_.min_index());
-    t.sad = motion_sad_ref(prev->plane(0), in.ref->plane(0), fmt_.bpc);
+    t.sad = motion_sad(prev->plane(0), in.ref->plane(0), fmt_.bpc);
     return ok_status();
   }
 

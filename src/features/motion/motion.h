@@ -87,6 +87,11 @@ struct MotionTerms final : FrameTermsOf<MotionTerms> {
 // CPU reference: SAD of blur(prev - cur) over two luma planes of equal size
 // (w, h >= kMotionMinSize), samples uint8_t at bpc 8, uint16_t above.
 uint64_t motion_sad_ref(const PlaneView& prev, const PlaneView& cur, int bpc);
+// Highway SIMD (motion_simd.cpp), dispatched to the best target base/simd.h
+// allows; equal to motion_sad_ref on every input and target (tests/simd).
+uint64_t motion_sad_simd(const PlaneView& prev, const PlaneView& cur, int bpc);
+// What compute() runs: SIMD when simd_enabled(), else the reference.
+uint64_t motion_sad(const PlaneView& prev, const PlaneView& cur, int bpc);
 
 // finish: motion_sad of frame `index` of a w x h stream from its SAD.
 double motion_sad_score(unsigned index, uint64_t sad, int w, int h, const MotionParams& p);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/hd_math.h"
+#include "base/simd.h"
 #include "features/motion/motion.h"
 
 namespace twinmaf {
@@ -65,6 +66,10 @@ uint64_t blurred_diff_sad(const PlaneView& prev, const PlaneView& cur, int bpc) 
 uint64_t motion_sad_ref(const PlaneView& prev, const PlaneView& cur, int bpc) {
   return bpc > 8 ? blurred_diff_sad<uint16_t>(prev, cur, bpc)
                  : blurred_diff_sad<uint8_t>(prev, cur, bpc);
+}
+
+uint64_t motion_sad(const PlaneView& prev, const PlaneView& cur, int bpc) {
+  return simd_enabled() ? motion_sad_simd(prev, cur, bpc) : motion_sad_ref(prev, cur, bpc);
 }
 
 }  // namespace twinmaf

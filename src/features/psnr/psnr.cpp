@@ -63,7 +63,7 @@ class Psnr final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<PsnrTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    psnr_sse_ref(*in.ref, *in.dis, planes(), down_cast<PsnrTerms&>(terms));
+    psnr_sse(*in.ref, *in.dis, planes(), down_cast<PsnrTerms&>(terms));
     return ok_status();
   }
 

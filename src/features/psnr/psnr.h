@@ -31,8 +31,16 @@ struct PsnrTerms final : FrameTermsOf<PsnrTerms> {
   static void fields(Self& s, F&& f) { f(s.sse); }
 };
 
-// CPU reference: SSE of the first `planes` planes.
+// SSE of one plane (samples uint8_t at bpc 8, uint16_t above): the scalar
+// reference, and Highway SIMD (psnr_simd.cpp) dispatched to the best target
+// base/simd.h allows, equal to it on every input and target (tests/simd).
+uint64_t psnr_plane_sse_ref(const PlaneView& a, const PlaneView& b, int bpc);
+uint64_t psnr_plane_sse_simd(const PlaneView& a, const PlaneView& b, int bpc);
+
+// SSE of the first `planes` planes: on the reference, and what compute()
+// runs (SIMD when simd_enabled(), else the reference).
 void psnr_sse_ref(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out);
+void psnr_sse(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out);
 
 const FeatureSpec& psnr_feature_spec();
 

@@ -1,5 +1,7 @@
+// psnr CPU reference: per-plane SSE. Contract: psnr.h.
 #include <cstdlib>
 
+#include "base/simd.h"
 #include "features/psnr/psnr.h"
 
 namespace twinmaf {
@@ -27,12 +29,18 @@ uint64_t plane_sse(const PlaneView& a, const PlaneView& b) {
 
 }  // namespace
 
+uint64_t psnr_plane_sse_ref(const PlaneView& a, const PlaneView& b, int bpc) {
+  return bpc > 8 ? plane_sse<uint16_t, uint64_t>(a, b) : plane_sse<uint8_t, uint32_t>(a, b);
+}
+
 void psnr_sse_ref(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out) {
-  const bool hbd = ref.format().bpc > 8;
-  for (int p = 0; p < planes; ++p) {
-    out.sse[p] = hbd ? plane_sse<uint16_t, uint64_t>(ref.plane(p), dis.plane(p))
-                     : plane_sse<uint8_t, uint32_t>(ref.plane(p), dis.plane(p));
-  }
+  for (int p = 0; p < planes; ++p)
+    out.sse[p] = psnr_plane_sse_ref(ref.plane(p), dis.plane(p), ref.format().bpc);
+}
+
+void psnr_sse(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out) {
+  const auto sse = simd_enabled() ? &psnr_plane_sse_simd : &psnr_plane_sse_ref;
+  for (int p = 0; p < planes; ++p) out.sse[p] = sse(ref.plane(p), dis.plane(p), ref.format().bpc);
 }
 
 }  // namespace twinmaf

@@ -64,7 +64,7 @@ class Vif final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<VifTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    vif_terms_ref(in.ref->plane(0), in.dis->plane(0), bpc_, params_,
+    vif_terms(in.ref->plane(0), in.dis->plane(0), bpc_, params_,
                   down_cast<VifTerms&>(terms));
     return ok_status();
   }

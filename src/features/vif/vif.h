@@ -96,11 +96,44 @@ struct VifParams {
 using VifLog2Table = std::array<uint16_t, 65536>;
 const VifLog2Table& vif_log2_table();
 
-// CPU reference: the luma planes of ref and dis (at least kVifMinSize square,
-// samples uint8_t for bpc 8, uint16_t otherwise) -> the four scales' sums.
+// The vertical-pass roundings of a scale's statistic (and of the subsampling
+// into the next scale): mu (. + mu_round) >> mu_shift, moments
+// (. + sq_round) >> sq_shift. Scale 0 depends on bpc; scales >= 1 are Q16.
+struct VifRounding {
+  uint32_t mu_round;
+  int mu_shift;
+  uint64_t sq_round;
+  int sq_shift;
+};
+VifRounding vif_rounding(int scale, int bpc);
+
+// One stage of the pyramid: the statistic of one scale (its sums) from the
+// scale's images. Samples are uint8_t at scale 0 when bpc == 8 and uint16_t
+// otherwise (the pyramid images of scales >= 1 are uint16 for every bpc).
 // Thread-safe (scratch is per thread).
+using VifStatisticFn = VifScaleSums (*)(const PlaneView& ref, const PlaneView& dis, int scale,
+                                        int bpc, double egl);
+// The scalar reference: the definition every other backend equals.
+VifScaleSums vif_statistic_ref(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
+                               double egl);
+// Highway SIMD (vif_simd.cpp), dispatched to the best target simd.h allows;
+// equal to vif_statistic_ref on every input and target (tests/simd). Callers
+// check simd_enabled() first (vif_terms does).
+VifScaleSums vif_statistic_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
+                                double egl);
+
+// The whole pyramid with a given statistic: the luma planes of ref and dis
+// (at least kVifMinSize square, samples uint8_t for bpc 8, uint16_t
+// otherwise) -> the four scales' sums. The subsampling between scales is the
+// reference's (a few percent of the time).
+void vif_terms_with(VifStatisticFn statistic, const PlaneView& ref, const PlaneView& dis, int bpc,
+                    const VifParams& params, VifTerms& out);
+// The pyramid on the scalar reference.
 void vif_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
                    VifTerms& out);
+// What compute() runs: SIMD when simd_enabled(), else the reference.
+void vif_terms(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
+               VifTerms& out);
 
 // Host finish of one scale: libvmaf's float num and den.
 struct VifNumDen {

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/simd.h"
 #include "features/vif/vif.h"
 
 namespace twinmaf {
@@ -304,17 +305,6 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
   }
 }
 
-template <typename T>
-VifScaleSums statistic_at(int scale, const PlaneView& ref, const PlaneView& dis, uint32_t mu_round,
-                          int mu_shift, uint64_t sq_round, int sq_shift, double egl, Scratch& s) {
-  switch (scale) {
-    case 0: return statistic<T, 0>(ref, dis, mu_round, mu_shift, sq_round, sq_shift, egl, s);
-    case 1: return statistic<T, 1>(ref, dis, mu_round, mu_shift, sq_round, sq_shift, egl, s);
-    case 2: return statistic<T, 2>(ref, dis, mu_round, mu_shift, sq_round, sq_shift, egl, s);
-    default: return statistic<T, 3>(ref, dis, mu_round, mu_shift, sq_round, sq_shift, egl, s);
-  }
-}
-
 // Subsamples scale `scale` into scale + 1 (with scale + 1's filter).
 template <typename T>
 void subsample_to(int scale, const PlaneView& ref, const PlaneView& dis, uint32_t v_round,
@@ -330,27 +320,51 @@ void subsample_to(int scale, const PlaneView& ref, const PlaneView& dis, uint32_
 }
 
 template <typename T>
-void run(const PlaneView& ref0, const PlaneView& dis0, int bpc, const VifParams& p,
-         VifTerms& out) {
+VifScaleSums statistic_at(int scale, const PlaneView& ref, const PlaneView& dis, int bpc, double egl) {
+  const VifRounding r = vif_rounding(scale, bpc);
+  Scratch& s = scratch();
+  s.reserve_rows(ref.w);
+  switch (scale) {
+    case 0: return statistic<T, 0>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, s);
+    case 1: return statistic<T, 1>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, s);
+    case 2: return statistic<T, 2>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, s);
+    default: return statistic<T, 3>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, s);
+  }
+}
+
+}  // namespace
+
+VifRounding vif_rounding(int scale, int bpc) {
+  if (scale > 0) return {32768, 16, 32768, 16};
+  // Scale 0 shifts mu by bpc; the squares are brought back to the 8-bit range.
+  const int sq_shift = 2 * (bpc - 8);
+  return {1u << (bpc - 1), bpc, sq_shift ? uint64_t{1} << (sq_shift - 1) : 0, sq_shift};
+}
+
+VifScaleSums vif_statistic_ref(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
+                               double egl) {
+  if (scale == 0 && bpc == 8) return statistic_at<uint8_t>(0, ref, dis, bpc, egl);
+  return statistic_at<uint16_t>(scale, ref, dis, bpc, egl);
+}
+
+void vif_terms_with(VifStatisticFn statistic, const PlaneView& ref0, const PlaneView& dis0, int bpc,
+                    const VifParams& p, VifTerms& out) {
   Scratch& s = scratch();
   s.reserve_rows(ref0.w);
-  // Scale 0 and its 0 -> 1 vertical pass shift mu by bpc; the squares are
-  // brought back to the 8-bit range.
-  const uint32_t mu_round = 1u << (bpc - 1);
-  const int sq_shift = 2 * (bpc - 8);
-  const uint64_t sq_round = sq_shift ? uint64_t{1} << (sq_shift - 1) : 0;
+  const VifRounding r0 = vif_rounding(0, bpc);
   const double egl = p.enhn_gain_limit;
-
   out.scale[0] = {};
-  if (!p.skip_scale0)
-    out.scale[0] = statistic_at<T>(0, ref0, dis0, mu_round, bpc, sq_round, sq_shift, egl, s);
-  subsample_to<T>(0, ref0, dis0, mu_round, bpc, s.img[1], s);
+  if (!p.skip_scale0) out.scale[0] = statistic(ref0, dis0, 0, bpc, egl);
+  if (bpc == 8)
+    subsample_to<uint8_t>(0, ref0, dis0, r0.mu_round, r0.mu_shift, s.img[1], s);
+  else
+    subsample_to<uint16_t>(0, ref0, dis0, r0.mu_round, r0.mu_shift, s.img[1], s);
 
   int w = ref0.w / 2, h = ref0.h / 2;
   for (int scale = 1; scale < kVifScales; ++scale) {
     const PlaneView r = scratch_view(s.img[scale][0], w, h);
     const PlaneView d = scratch_view(s.img[scale][1], w, h);
-    out.scale[scale] = statistic_at<uint16_t>(scale, r, d, 32768, 16, 32768, 16, egl, s);
+    out.scale[scale] = statistic(r, d, scale, bpc, egl);
     if (scale + 1 < kVifScales) {
       subsample_to<uint16_t>(scale, r, d, 32768, 16, s.img[scale + 1], s);
       w /= 2;
@@ -359,14 +373,15 @@ void run(const PlaneView& ref0, const PlaneView& dis0, int bpc, const VifParams&
   }
 }
 
-}  // namespace
-
 void vif_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
                    VifTerms& out) {
-  if (bpc == 8)
-    run<uint8_t>(ref, dis, bpc, params, out);
-  else
-    run<uint16_t>(ref, dis, bpc, params, out);
+  vif_terms_with(&vif_statistic_ref, ref, dis, bpc, params, out);
+}
+
+void vif_terms(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
+               VifTerms& out) {
+  vif_terms_with(simd_enabled() ? &vif_statistic_simd : &vif_statistic_ref, ref, dis, bpc, params,
+                 out);
 }
 
 }  // namespace twinmaf

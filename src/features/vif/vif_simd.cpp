@@ -1,0 +1,359 @@
+// vif statistic in SIMD (Google Highway, one source for every target):
+// equal to vif_statistic_ref bit for bit (vif.h has the numeric contract).
+//
+// Per output row: the vertical pass over 2*kHalf+1 rows, a column vector at
+// a time (taps inner, accumulators in registers), into padded uint32 rows;
+// then the horizontal pass and the per-pixel classification, a column
+// vector at a time, with vector accumulators of the four integer sums.
+// Exactness:
+// - Integer sums are exact in any order. Every filter sum is held in uint32
+//   lanes: mu sums <= 65536*65535 < 2^32 (vif.h). A moment m = x*x (x*y) of
+//   up to 65535^2 is split into m_hi = m >> 16 and m_lo = m & 0xffff; each
+//   half's filter sum is <= 65536*65535 < 2^32 (the taps sum to 65536), so
+//   sum f*m = (H << 16) + L exactly, and
+//     (sum + r) >> s = (H << (16 - s)) + ((L + r) >> s)   (s <= 16, r < 2^16),
+//   a uint32 (L + r <= 2^32 - 2^16 + 2^15). 8-bit samples need no split:
+//   sum f*x*x <= 65536*255^2 < 2^32. The two taps of a symmetric pair share
+//   one product f*(a + b): f <= 26386 for paired taps, a + b <= 131070, so
+//   it is < 2^32 (the unpaired centre tap multiplies one value).
+// - mu products (mu_a*mu_b + 2^31) >> 32 use 32x32->64 bit lane products.
+// - The per-pixel classification (vif_accumulate_pixel) runs lane-parallel
+//   in double lanes with the same IEEE operations in the same order
+//   (g = s12 / (s1 + eps), s2 - g*s12, min(g, egl), (g*g)*s1), never fused
+//   (-ffp-contract=off; Highway's Mul/Add/Sub/Div are the plain
+//   instructions). The integer truncations: int32(s2 - g*s12) clamped at 0
+//   is max(trunc(t), 0) (a negative value, in range or not, becomes 0), and
+//   int64((g*g)*s1) + numer1 is trunc((g*g)*s1) + numer1 in double, exact
+//   below 2^53 (g <= 100: < 2^45 + 2^32). 2048*log2 of an integer-valued
+//   double x >= 2^16 is read from its bits: with e its exponent,
+//   x >> (e - 15) = 32768 + the top 15 mantissa bits, the table index of
+//   vif_log2_32/64 (whose k is e - 15).
+// - Lanes past the row end and lanes of the other branch are masked out of
+//   every sum; their double steps may see any value but only feed a table
+//   index that is in range by construction.
+// Widths below one vector run the reference (only scale 3 of tiny inputs).
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "features/vif/vif_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "base/hd_math.h"
+#include "features/vif/vif.h"
+
+#ifndef TWINMAF_VIF_SIMD_ONCE
+#define TWINMAF_VIF_SIMD_ONCE
+namespace twinmaf::vif_simd {
+// vif_log2_table() entries 32768..65535 as int64 (a 64-bit gather's table).
+inline const int64_t* log2_table64() {
+  static const std::vector<int64_t> t = [] {
+    std::vector<int64_t> v(32768);
+    const VifLog2Table& src = vif_log2_table();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = src[32768 + i];
+    return v;
+  }();
+  return t.data();
+}
+}  // namespace twinmaf::vif_simd
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace twinmaf {
+namespace HWY_NAMESPACE {
+// HWY_SCALAR (one lane, the x86-64 static target) is never dispatched to
+// (simd.h): it runs the reference.
+#if HWY_TARGET != HWY_SCALAR
+namespace {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D32 = hn::ScalableTag<uint32_t>;
+using V32 = hn::Vec<D32>;
+
+// Row buffers of one thread: padded vertical results (mu, moment halves).
+struct Rows {
+  // 0 mu1, 1 mu2, 2 xx_hi, 3 xx_lo, 4 yy_hi, 5 yy_lo, 6 xy_hi, 7 xy_lo
+  std::vector<uint32_t> v[8];
+  void reserve(size_t n) {
+    for (auto& r : v)
+      if (r.size() < n) r.resize(n);
+  }
+};
+
+Rows& rows() {
+  thread_local Rows r;
+  return r;
+}
+
+// Splits a moment into its high and low 16 bits.
+HWY_INLINE void split16(D32 d, V32 m, V32& hi, V32& lo) {
+  hi = hn::ShiftRight<16>(m);
+  lo = hn::And(m, hn::Set(d, 0xffffu));
+}
+
+// (H << (16 - s)) + ((L + r) >> s): the rounded moment of sum = (H << 16) + L.
+HWY_INLINE V32 round_split(V32 h, V32 l, V32 r, int s) {
+  return hn::Add(hn::ShiftLeftSame(h, 16 - s), hn::ShiftRightSame(hn::Add(l, r), s));
+}
+
+// Vertical pass of one column vector at column j: writes the rounded mu and
+// the split moments of row i into the padded rows at kHalf + j.
+template <typename T, int kScale>
+HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j,
+                         const VifRounding& rd, uint32_t* const* out) {
+  constexpr int kHalf = kVifHalf[kScale];
+  const hn::Rebind<T, D32> dt;
+  const auto load = [&](const T* p) { return hn::PromoteTo(d, hn::LoadU(dt, p + j)); };
+  const V32 fc = hn::Set(d, kVifFilter[kScale][kHalf]);
+  const V32 a = load(xr[kHalf]), b = load(yr[kHalf]);
+  V32 m1 = hn::Mul(fc, a), m2 = hn::Mul(fc, b);
+  const size_t o = static_cast<size_t>(kHalf) + j;
+  if constexpr (sizeof(T) == 1) {
+    // 8-bit samples: moments sum in uint32 unsplit (sq_shift is 0).
+    V32 xx = hn::Mul(fc, hn::Mul(a, a)), yy = hn::Mul(fc, hn::Mul(b, b)),
+        xy = hn::Mul(fc, hn::Mul(a, b));
+    for (int k = 0; k < kHalf; ++k) {
+      const V32 f = hn::Set(d, kVifFilter[kScale][k]);
+      const V32 a0 = load(xr[k]), a1 = load(xr[2 * kHalf - k]);
+      const V32 b0 = load(yr[k]), b1 = load(yr[2 * kHalf - k]);
+      m1 = hn::Add(m1, hn::Mul(f, hn::Add(a0, a1)));
+      m2 = hn::Add(m2, hn::Mul(f, hn::Add(b0, b1)));
+      xx = hn::Add(xx, hn::Mul(f, hn::Add(hn::Mul(a0, a0), hn::Mul(a1, a1))));
+      yy = hn::Add(yy, hn::Mul(f, hn::Add(hn::Mul(b0, b0), hn::Mul(b1, b1))));
+      xy = hn::Add(xy, hn::Mul(f, hn::Add(hn::Mul(a0, b0), hn::Mul(a1, b1))));
+    }
+    V32 h, l;
+    split16(d, xx, h, l);
+    hn::StoreU(h, d, out[2] + o);
+    hn::StoreU(l, d, out[3] + o);
+    split16(d, yy, h, l);
+    hn::StoreU(h, d, out[4] + o);
+    hn::StoreU(l, d, out[5] + o);
+    split16(d, xy, h, l);
+    hn::StoreU(h, d, out[6] + o);
+    hn::StoreU(l, d, out[7] + o);
+  } else {
+    V32 hs[3], ls[3];
+    V32 ph, pl;
+    split16(d, hn::Mul(a, a), ph, pl);
+    hs[0] = hn::Mul(fc, ph), ls[0] = hn::Mul(fc, pl);
+    split16(d, hn::Mul(b, b), ph, pl);
+    hs[1] = hn::Mul(fc, ph), ls[1] = hn::Mul(fc, pl);
+    split16(d, hn::Mul(a, b), ph, pl);
+    hs[2] = hn::Mul(fc, ph), ls[2] = hn::Mul(fc, pl);
+    for (int k = 0; k < kHalf; ++k) {
+      const V32 f = hn::Set(d, kVifFilter[kScale][k]);
+      const V32 a0 = load(xr[k]), a1 = load(xr[2 * kHalf - k]);
+      const V32 b0 = load(yr[k]), b1 = load(yr[2 * kHalf - k]);
+      m1 = hn::Add(m1, hn::Mul(f, hn::Add(a0, a1)));
+      m2 = hn::Add(m2, hn::Mul(f, hn::Add(b0, b1)));
+      const V32 p0[3] = {hn::Mul(a0, a0), hn::Mul(b0, b0), hn::Mul(a0, b0)};
+      const V32 p1[3] = {hn::Mul(a1, a1), hn::Mul(b1, b1), hn::Mul(a1, b1)};
+      for (int m = 0; m < 3; ++m) {
+        V32 h0, l0, h1, l1;
+        split16(d, p0[m], h0, l0);
+        split16(d, p1[m], h1, l1);
+        hs[m] = hn::Add(hs[m], hn::Mul(f, hn::Add(h0, h1)));
+        ls[m] = hn::Add(ls[m], hn::Mul(f, hn::Add(l0, l1)));
+      }
+    }
+    const V32 r = hn::Set(d, static_cast<uint32_t>(rd.sq_round));
+    for (int m = 0; m < 3; ++m) {
+      V32 h, l;
+      split16(d, round_split(hs[m], ls[m], r, rd.sq_shift), h, l);
+      hn::StoreU(h, d, out[2 + 2 * m] + o);
+      hn::StoreU(l, d, out[3 + 2 * m] + o);
+    }
+  }
+  const V32 mr = hn::Set(d, rd.mu_round);
+  hn::StoreU(hn::ShiftRightSame(hn::Add(m1, mr), rd.mu_shift), d, out[0] + o);
+  hn::StoreU(hn::ShiftRightSame(hn::Add(m2, mr), rd.mu_shift), d, out[1] + o);
+}
+
+// (a*b + 2^31) >> 32 per uint32 lane (vif_mu_product).
+HWY_INLINE V32 mu_product(D32 d, V32 a, V32 b) {
+  const hn::Repartition<uint64_t, D32> d64;
+  const auto half = hn::Set(d64, uint64_t{0x80000000u});
+  const auto odd = [&](V32 v) { return hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(d64, v))); };
+  const auto pe = hn::ShiftRight<32>(hn::Add(hn::MulEven(a, b), half));
+  const auto po = hn::ShiftRight<32>(hn::Add(hn::MulEven(odd(a), odd(b)), half));
+  return hn::BitCast(d, hn::Or(pe, hn::ShiftLeft<32>(po)));
+}
+
+// The four sums as vector accumulators.
+template <class DI64>
+struct Acc {
+  hn::Vec<DI64> num_log, den_log, num_non_log;
+  size_t den_non_log = 0;
+};
+
+// 2048*log2(x) for integer-valued doubles x in [2^16, 2^53) (any bits give
+// an in-range table index).
+template <class DF, class DI64>
+HWY_INLINE hn::Vec<DI64> log2_q11(DF, DI64 di, hn::Vec<DF> x, const int64_t* table) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto bits = hn::BitCast(du, x);
+  const auto idx = hn::BitCast(di, hn::And(hn::ShiftRight<37>(bits), hn::Set(du, 0x7fff)));
+  const auto e = hn::Sub(hn::BitCast(di, hn::ShiftRight<52>(bits)), hn::Set(di, 1023 + 15));
+  return hn::Add(hn::GatherIndex(di, table, idx), hn::ShiftLeft<11>(e));
+}
+
+// The double steps of vif_accumulate_pixel on one half-vector of pixels.
+template <class DH>
+HWY_INLINE void classify_half(DH, hn::Vec<DH> s1, hn::Vec<DH> s2, hn::Vec<DH> s12,
+                              hn::Vec<DH> log_mask, hn::Vec<DH> num_mask, double egl,
+                              const int64_t* table, Acc<hn::Rebind<int64_t, DH>>& acc) {
+  const hn::Rebind<double, DH> df;
+  const hn::Rebind<int64_t, DH> di;
+  const auto s1d = hn::PromoteTo(df, s1);
+  const auto s2d = hn::PromoteTo(df, s2);
+  const auto s12d = hn::PromoteTo(df, s12);
+  const auto nsq = hn::Set(df, static_cast<double>(kVifSigmaNsq));
+  const auto den = hn::Sub(log2_q11(df, di, hn::Add(s1d, nsq), table), hn::Set(di, 2048 * 17));
+  acc.den_log = hn::Add(acc.den_log, hn::And(den, hn::PromoteTo(di, log_mask)));
+
+  constexpr double kEps = 65536 * 1.0e-10;
+  auto g = hn::Div(s12d, hn::Add(s1d, hn::Set(df, kEps)));
+  const auto sv = hn::Max(hn::Trunc(hn::Sub(s2d, hn::Mul(g, s12d))), hn::Zero(df));
+  const auto egl_v = hn::Set(df, egl);
+  g = hn::IfThenElse(hn::Lt(g, egl_v), g, egl_v);
+  const auto numer1 = hn::Add(sv, nsq);
+  const auto numer1_tmp = hn::Add(hn::Trunc(hn::Mul(hn::Mul(g, g), s1d)), numer1);
+  const auto num = hn::Sub(log2_q11(df, di, numer1_tmp, table), log2_q11(df, di, numer1, table));
+  acc.num_log = hn::Add(acc.num_log, hn::And(num, hn::PromoteTo(di, num_mask)));
+}
+
+// Horizontal pass + classification of the column vector at j (lanes past
+// `valid` are ignored).
+template <int kScale, class DI64>
+HWY_INLINE void horizontal(D32 d, uint32_t* const* v, size_t j, size_t valid, double egl,
+                           const int64_t* table, Acc<DI64>& acc) {
+  constexpr int kHalf = kVifHalf[kScale];
+  const V32 fc = hn::Set(d, kVifFilter[kScale][kHalf]);
+  V32 s[8];
+  for (int m = 0; m < 8; ++m) s[m] = hn::Mul(fc, hn::LoadU(d, v[m] + j + kHalf));
+  for (int k = 0; k < kHalf; ++k) {
+    const V32 f = hn::Set(d, kVifFilter[kScale][k]);
+    for (int m = 0; m < 8; ++m)
+      s[m] = hn::Add(s[m], hn::Mul(f, hn::Add(hn::LoadU(d, v[m] + j + k),
+                                              hn::LoadU(d, v[m] + j + 2 * kHalf - k))));
+  }
+  const V32 r16 = hn::Set(d, 32768u);
+  const V32 xx = round_split(s[2], s[3], r16, 16);
+  const V32 yy = round_split(s[4], s[5], r16, 16);
+  const V32 xy = round_split(s[6], s[7], r16, 16);
+  const hn::RebindToSigned<D32> di32;
+  const auto s1 = hn::BitCast(di32, hn::Sub(xx, mu_product(d, s[0], s[0])));
+  const auto s2 = hn::Max(hn::BitCast(di32, hn::Sub(yy, mu_product(d, s[1], s[1]))), hn::Zero(di32));
+  const auto s12 = hn::BitCast(di32, hn::Sub(xy, mu_product(d, s[0], s[1])));
+
+  const auto in_row = hn::FirstN(di32, valid);
+  const auto log_m = hn::And(in_row, hn::Gt(s1, hn::Set(di32, kVifSigmaNsq - 1)));
+  const auto non_log = hn::AndNot(log_m, in_row);
+  const auto num_m = hn::And(log_m, hn::And(hn::Gt(s12, hn::Zero(di32)), hn::Gt(s2, hn::Zero(di32))));
+  acc.den_non_log += hn::CountTrue(di32, non_log);
+
+  const hn::Half<decltype(di32)> dh;
+  const auto nl = hn::IfThenElseZero(non_log, s2);
+  acc.num_non_log = hn::Add(acc.num_non_log, hn::PromoteTo(DI64(), hn::LowerHalf(dh, nl)));
+  acc.num_non_log = hn::Add(acc.num_non_log, hn::PromoteTo(DI64(), hn::UpperHalf(dh, nl)));
+  // Nothing in the log branch: the double steps add nothing.
+  if (hn::AllFalse(di32, log_m)) return;
+  const auto lm = hn::VecFromMask(di32, log_m);
+  const auto nm = hn::VecFromMask(di32, num_m);
+  classify_half(dh, hn::LowerHalf(dh, s1), hn::LowerHalf(dh, s2), hn::LowerHalf(dh, s12),
+                hn::LowerHalf(dh, lm), hn::LowerHalf(dh, nm), egl, table, acc);
+  classify_half(dh, hn::UpperHalf(dh, s1), hn::UpperHalf(dh, s2), hn::UpperHalf(dh, s12),
+                hn::UpperHalf(dh, lm), hn::UpperHalf(dh, nm), egl, table, acc);
+}
+
+template <typename T, int kScale>
+VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, double egl) {
+  constexpr int kHalf = kVifHalf[kScale];
+  const D32 d;
+  const size_t n = hn::Lanes(d);
+  const size_t w = static_cast<size_t>(ref.w);
+  const int h = ref.h;
+  const VifRounding rd = vif_rounding(kScale, bpc);
+  const int64_t* table = vif_simd::log2_table64();
+  Rows& rw = rows();
+  rw.reserve(w + 2 * kHalf + n);
+  uint32_t* v[8];
+  for (int m = 0; m < 8; ++m) v[m] = rw.v[m].data();
+
+  using DI64 = hn::Rebind<int64_t, hn::Half<hn::RebindToSigned<D32>>>;
+  const DI64 di64;
+  Acc<DI64> acc{hn::Zero(di64), hn::Zero(di64), hn::Zero(di64)};
+  const T* xr[2 * kHalf + 1];
+  const T* yr[2 * kHalf + 1];
+  for (int i = 0; i < h; ++i) {
+    for (int k = 0; k <= 2 * kHalf; ++k) {
+      const int r = reflect101(i - kHalf + k, h);
+      xr[k] = ref.row<T>(r);
+      yr[k] = dis.row<T>(r);
+    }
+    // Full vectors; the last one overlaps the previous (same values).
+    for (size_t j = 0;; j += n) {
+      if (j + n > w) j = w - n;
+      vertical<T, kScale>(d, xr, yr, j, rd, v);
+      if (j + n == w) break;
+    }
+    for (int m = 0; m < 8; ++m) {
+      uint32_t* p = v[m];
+      for (int f = 1; f <= kHalf; ++f) {
+        p[kHalf - f] = p[kHalf + f];
+        p[kHalf + w - 1 + f] = p[kHalf + w - 1 - f];
+      }
+    }
+    for (size_t j = 0; j < w; j += n) horizontal<kScale>(d, v, j, w - j, egl, table, acc);
+  }
+  VifScaleSums out;
+  out.num_log = hn::GetLane(hn::SumOfLanes(di64, acc.num_log));
+  out.den_log = hn::GetLane(hn::SumOfLanes(di64, acc.den_log));
+  out.num_non_log = hn::GetLane(hn::SumOfLanes(di64, acc.num_non_log));
+  out.den_non_log = static_cast<int64_t>(acc.den_non_log);
+  return out;
+}
+
+}  // namespace
+#endif
+
+VifScaleSums StatisticSimd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
+                           double egl) {
+#if HWY_TARGET == HWY_SCALAR
+  return vif_statistic_ref(ref, dis, scale, bpc, egl);
+#else
+  namespace hn = hwy::HWY_NAMESPACE;
+  if (static_cast<size_t>(ref.w) < hn::Lanes(D32())) return vif_statistic_ref(ref, dis, scale, bpc, egl);
+  switch (scale) {
+    case 0:
+      return bpc == 8 ? statistic<uint8_t, 0>(ref, dis, bpc, egl)
+                      : statistic<uint16_t, 0>(ref, dis, bpc, egl);
+    case 1: return statistic<uint16_t, 1>(ref, dis, bpc, egl);
+    case 2: return statistic<uint16_t, 2>(ref, dis, bpc, egl);
+    default: return statistic<uint16_t, 3>(ref, dis, bpc, egl);
+  }
+#endif
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace twinmaf
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace twinmaf {
+
+HWY_EXPORT(StatisticSimd);
+
+VifScaleSums vif_statistic_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
+                                double egl) {
+  return HWY_DYNAMIC_DISPATCH(StatisticSimd)(ref, dis, scale, bpc, egl);
+}
+
+}  // namespace twinmaf
+#endif
