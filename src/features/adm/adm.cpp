@@ -180,7 +180,7 @@ class Adm final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<AdmTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    adm_terms_ref(in.ref->plane(0), in.dis->plane(0), kp_, down_cast<AdmTerms&>(terms));
+    adm_terms(in.ref->plane(0), in.dis->plane(0), kp_, down_cast<AdmTerms&>(terms));
     return ok_status();
   }
 

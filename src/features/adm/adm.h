@@ -103,6 +103,10 @@ inline constexpr int kAdmMinSize = 33;
 void adm_terms_ref(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p,
                    AdmTerms& out);
 
+// What compute() runs: the Highway row kernels (adm_rows.h, adm_simd.cpp)
+// when simd_enabled(), else the reference; equal terms either way.
+void adm_terms(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p, AdmTerms& out);
+
 // The kernel parameters of a configured adm (options validated by create,
 // format by init): the CPU extractor and the CUDA twin use the same ones.
 const AdmKernelParams& adm_kernel_params(const Extractor& configured);

@@ -1,5 +1,5 @@
-// adm CPU reference kernels: DWT, decouple, CSF, masking and denominator
-// sums of one frame, streamed row by row (see adm.h for the contract).
+// adm CPU reference: the scalar row kernels (adm_rows.h) and the driver that
+// streams one frame through them row by row (see adm.h for the contract).
 //
 // Per scale, band row i is produced by the DWT (ref and dis), its reference
 // cubes go into the denominator, its pointwise stages (decouple, CSF, masking
@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <vector>
 
+#include "base/simd.h"
 #include "features/adm/adm.h"
+#include "features/adm/adm_rows.h"
 
 namespace twinmaf {
 
@@ -24,71 +26,105 @@ using adm::reflect;
 using adm::Scale0Math;
 using adm::Scale123Math;
 
-// 2^30 / i for i in [1, 32768], tabulated (adm::recip_q30).
-const int32_t* recip_q30() {
-  static const std::vector<int32_t> table = [] {
-    std::vector<int32_t> t(32769, 0);
-    for (int i = 1; i <= 32768; ++i) t[static_cast<size_t>(i)] = adm::recip_q30(i);
-    return t;
-  }();
-  return table.data();
-}
+// ---- reference row kernels ------------------------------------------------
 
-// ---- DWT ------------------------------------------------------------------
-
-// Vertical pass of scale 0 for output row i, into rows padded for the
-// horizontal pass (see pad_row). bpc 8: shift 8, round 128 -- the hbd formula.
-template <bool kWithHi, typename Pix>
-void dwt0_vertical(const PlaneView& src, int bpc, int i, int32_t* __restrict lo,
-                   int32_t* __restrict hi) {
-  const int n = src.h;
-  const Pix* __restrict r0 = src.row<Pix>(reflect(2 * i - 1, n));
-  const Pix* __restrict r1 = src.row<Pix>(reflect(2 * i, n));
-  const Pix* __restrict r2 = src.row<Pix>(reflect(2 * i + 1, n));
-  const Pix* __restrict r3 = src.row<Pix>(reflect(2 * i + 2, n));
-  for (int j = 0; j < src.w; ++j) {
-    const uint32_t u0 = r0[j], u1 = r1[j], u2 = r2[j], u3 = r3[j];
-    lo[j + 1] = adm::dwt0_vert_lo(u0, u1, u2, u3, bpc);
-    if constexpr (kWithHi) hi[j + 1] = adm::dwt0_vert_hi(u0, u1, u2, u3, bpc);
+template <typename Pix>
+void dwt0_vert_ref(const Pix* const* r, int n, int bpc, int32_t* lo, int32_t* hi) {
+  for (int j = 0; j < n; ++j) {
+    const uint32_t u0 = r[0][j], u1 = r[1][j], u2 = r[2][j], u3 = r[3][j];
+    lo[j] = adm::dwt0_vert_lo(u0, u1, u2, u3, bpc);
+    if (hi) hi[j] = adm::dwt0_vert_hi(u0, u1, u2, u3, bpc);
   }
 }
 
-// Vertical pass of scale s >= 1 over the previous band a (int32, stride w).
-void dwt123_vertical(const int32_t* __restrict src, int w, int h, int s, int i,
-                     int32_t* __restrict lo, int32_t* __restrict hi) {
-  const int32_t* r0 = src + static_cast<size_t>(reflect(2 * i - 1, h)) * w;
-  const int32_t* r1 = src + static_cast<size_t>(reflect(2 * i, h)) * w;
-  const int32_t* r2 = src + static_cast<size_t>(reflect(2 * i + 1, h)) * w;
-  const int32_t* r3 = src + static_cast<size_t>(reflect(2 * i + 2, h)) * w;
-  for (int j = 0; j < w; ++j) {
-    const int64_t u0 = r0[j], u1 = r1[j], u2 = r2[j], u3 = r3[j];
-    lo[j + 1] = adm::dwt_vert_lo(u0, u1, u2, u3, s);
-    hi[j + 1] = adm::dwt_vert_hi(u0, u1, u2, u3, s);
+void dwt_vert_ref(const int32_t* const* r, int n, int s, int32_t* lo, int32_t* hi) {
+  for (int j = 0; j < n; ++j) {
+    const int64_t u0 = r[0][j], u1 = r[1][j], u2 = r[2][j], u3 = r[3][j];
+    lo[j] = adm::dwt_vert_lo(u0, u1, u2, u3, s);
+    hi[j] = adm::dwt_vert_hi(u0, u1, u2, u3, s);
   }
 }
 
-// Fills the halo of a vertical-pass row stored at p[1..n]: p[0] = x[1]
-// (index -1), p[n+1] = x[n-1], p[n+2] = x[n-2] (indices n, n+1). Output j then
-// reads p[2j .. 2j+3] = input 2j-1 .. 2j+2.
-inline void pad_row(int32_t* p, int n) {
-  p[0] = p[2];
-  p[n + 1] = p[n];
-  p[n + 2] = p[n - 1];
-}
-
-// Horizontal pass: lo/hi filters over a padded row.
 template <bool kS0>
-inline int32_t hfilter_lo(const int32_t* p, int s) {
+int32_t hfilter_lo(const int32_t* p, int s) {
   if constexpr (kS0) return adm::dwt0_horz_lo(p[0], p[1], p[2], p[3]);
   else return adm::dwt_horz_lo(p[0], p[1], p[2], p[3], s);
 }
 template <bool kS0>
-inline int32_t hfilter_hi(const int32_t* p, int s) {
+int32_t hfilter_hi(const int32_t* p, int s) {
   if constexpr (kS0) return adm::dwt0_horz_hi(p[0], p[1], p[2], p[3]);
   else return adm::dwt_horz_hi(p[0], p[1], p[2], p[3], s);
 }
 
-// ---- one scale ------------------------------------------------------------
+template <bool kS0>
+void dwt_horz_ref_impl(const int32_t* lo, const int32_t* hi, int w, int s, int32_t* a, int32_t* const* hvd) {
+  for (int j = 0; j < w; ++j) a[j] = hfilter_lo<kS0>(lo + 2 * j, s);
+  if (!hvd) return;
+  for (int j = 0; j < w; ++j) hvd[0][j] = hfilter_lo<kS0>(hi + 2 * j, s);  // hi vertical, lo horizontal
+  for (int j = 0; j < w; ++j) hvd[1][j] = hfilter_hi<kS0>(lo + 2 * j, s);  // lo vertical, hi horizontal
+  for (int j = 0; j < w; ++j) hvd[2][j] = hfilter_hi<kS0>(hi + 2 * j, s);
+}
+
+void dwt_horz_ref(const int32_t* lo, const int32_t* hi, int w, int s, int32_t* a, int32_t* const* hvd) {
+  if (s == 0) dwt_horz_ref_impl<true>(lo, hi, w, s, a, hvd);
+  else dwt_horz_ref_impl<false>(lo, hi, w, s, a, hvd);
+}
+
+template <typename Math>
+void point_ref_impl(const AdmPointRow& row, int j0, int j1) {
+  const int32_t* recip = adm_recip_q30_table();
+  const auto lookup = [recip](int k) { return recip[k]; };
+  for (int j = j0; j < j1; ++j) {
+    const int32_t ob[3] = {row.o[0][j], row.o[1][j], row.o[2][j]};
+    const int32_t tb[3] = {row.t[0][j], row.t[1][j], row.t[2][j]};
+    adm::AdmPoint pt;
+    adm::point<Math>(ob, tb, row.rf, row.cos2, row.egl, lookup, pt);
+    for (int b = 0; b < 3; ++b) {
+      row.x_adm[b][j] = pt.x_adm[b];
+      row.x_aim[b][j] = pt.x_aim[b];
+    }
+    row.t30_adm[j] = pt.t30_adm;
+    row.t30_aim[j] = pt.t30_aim;
+    row.cen_adm[j] = pt.cen_adm;
+    row.cen_aim[j] = pt.cen_aim;
+  }
+}
+
+void point_ref(const AdmPointRow& row, int j0, int j1) {
+  if (row.s == 0) point_ref_impl<Scale0Math>(row, j0, j1);
+  else point_ref_impl<Scale123Math>(row, j0, j1);
+}
+
+uint64_t den_ref(const int32_t* b, int j0, int j1, int s, int cube_shift) {
+  uint64_t sum = 0;
+  if (s == 0) {
+    for (int j = j0; j < j1; ++j) sum += adm::den_cube0(b[j]);
+  } else {
+    for (int j = j0; j < j1; ++j) sum += adm::den_cube(b[j], s, cube_shift);
+  }
+  return sum;
+}
+
+uint64_t mask_ref(const int32_t* x, const int32_t* thr, int j0, int j1, int s, int theta, int cube_shift) {
+  uint64_t sum = 0;  // int64 sums mod 2^64, as libvmaf's wrap
+  if (s == 0) {
+    for (int j = j0; j < j1; ++j) sum += static_cast<uint64_t>(adm::mask_cube<true>(x[j], thr[j], theta, cube_shift));
+  } else {
+    for (int j = j0; j < j1; ++j) sum += static_cast<uint64_t>(adm::mask_cube<false>(x[j], thr[j], theta, cube_shift));
+  }
+  return sum;
+}
+
+// ---- the driver -------------------------------------------------------------
+
+// Fills the halo of a vertical-pass row stored at p[1..n]: p[0] = x[1]
+// (index -1), p[n+1] = x[n-1], p[n+2] = x[n-2] (indices n, n+1). Output j then
+// reads p[2j .. 2j+3] = input 2j-1 .. 2j+2.
+void pad_row(int32_t* p, int n) {
+  p[0] = p[2];
+  p[n + 1] = p[n];
+  p[n + 2] = p[n - 1];
+}
 
 // Scratch of one thread, grown as needed and reused across frames.
 struct Workspace {
@@ -146,11 +182,10 @@ struct ScaleRows {
   }
 };
 
-template <bool kS0, typename Math>
 class ScaleRunner {
  public:
-  ScaleRunner(const AdmKernelParams& kp, int s, ScaleRows& rows, AdmScaleTerms& out)
-      : kp_(kp), sp_(kp.scale[s]), s_(s), rows_(rows), out_(out), recip_(recip_q30()) {
+  ScaleRunner(const AdmRowKernels& k, const AdmKernelParams& kp, int s, ScaleRows& rows, AdmScaleTerms& out)
+      : k_(k), kp_(kp), sp_(kp.scale[s]), s_(s), rows_(rows), out_(out) {
     const AdmRegion& cm = sp_.cm;
     halo_top_ = cm.top > 0 ? cm.top - 1 : 0;
     halo_bottom_ = cm.bottom < sp_.h ? cm.bottom + 1 : sp_.h;
@@ -178,43 +213,31 @@ class ScaleRunner {
   void denominator() {
     const AdmRegion& cm = sp_.cm;
     for (int th = 0; th < 3; ++th) {
-      const int32_t* b = rows_.ref[th];
-      uint64_t inner = 0;
-      if constexpr (kS0) {
-        for (int j = cm.left; j < cm.right; ++j) inner += adm::den_cube0(b[j]);
-      } else {
-        const int sh_cub = sp_.den_cube_shift;
-        for (int j = cm.left; j < cm.right; ++j) inner += adm::den_cube(b[j], s_, sh_cub);
-      }
+      const uint64_t inner = k_.den(rows_.ref[th], cm.left, cm.right, s_, sp_.den_cube_shift);
       out_.den[th] += adm::fold_den(inner, sp_.den_row_shift);
     }
   }
 
   void pointwise(int i) {
     const int slot = i % 3;
-    const float cos2 = kp_.cos_1deg_sq;
-    const double egl = kp_.enhn_gain_limit;
-    const uint32_t* rf = sp_.rfactor;
-    const int32_t* recip = recip_;
-    const auto lookup = [recip](int k) { return recip[k]; };
+    AdmPointRow pr;
+    pr.s = s_;
+    for (int b = 0; b < 3; ++b) {
+      pr.o[b] = rows_.ref[b];
+      pr.t[b] = rows_.dis[b];
+      pr.rf[b] = sp_.rfactor[b];
+      pr.x_adm[b] = rows_.x_adm[slot][b];
+      pr.x_aim[b] = rows_.x_aim[slot][b];
+    }
+    pr.cos2 = kp_.cos_1deg_sq;
+    pr.egl = kp_.enhn_gain_limit;
     int32_t* ta = rows_.t_pad[0];
     int32_t* tr = rows_.t_pad[1];
-    int32_t* ca = rows_.c_adm[slot];
-    int32_t* cr = rows_.c_aim[slot];
-    for (int j = halo_left_; j < halo_right_; ++j) {
-      const int32_t ob[3] = {rows_.ref[0][j], rows_.ref[1][j], rows_.ref[2][j]};
-      const int32_t tb[3] = {rows_.dis[0][j], rows_.dis[1][j], rows_.dis[2][j]};
-      adm::AdmPoint pt;
-      adm::point<Math>(ob, tb, rf, cos2, egl, lookup, pt);
-      for (int b = 0; b < 3; ++b) {
-        rows_.x_adm[slot][b][j] = pt.x_adm[b];
-        rows_.x_aim[slot][b][j] = pt.x_aim[b];
-      }
-      ta[j] = pt.t30_adm;
-      tr[j] = pt.t30_aim;
-      ca[j] = pt.cen_adm;
-      cr[j] = pt.cen_aim;
-    }
+    pr.t30_adm = ta;
+    pr.t30_aim = tr;
+    pr.cen_adm = rows_.c_adm[slot];
+    pr.cen_aim = rows_.c_aim[slot];
+    k_.point(pr, halo_left_, halo_right_);
     // Neighbour mirroring of the masking stage: -1 -> 1, w -> w-1.
     const AdmRegion& cm = sp_.cm;
     if (cm.left == 0) {
@@ -235,8 +258,7 @@ class ScaleRunner {
 
   // Masking sum of row c for one pass; rows c-1 and c+1 mirrored at the band
   // edges (-1 -> 1, h -> h-1).
-  void mask_pass(int c, int32_t* const* s, int32_t* const* cen, int32_t* const (*x)[3],
-                 int64_t* acc) {
+  void mask_pass(int c, int32_t* const* s, int32_t* const* cen, int32_t* const (*x)[3], int64_t* acc) {
     const AdmRegion& cm = sp_.cm;
     const int up = (c == 0 ? 1 : c - 1) % 3;
     const int dn = (c + 1 >= sp_.h ? sp_.h - 1 : c + 1) % 3;
@@ -249,11 +271,7 @@ class ScaleRunner {
     int32_t* thr = rows_.thr;
     for (int j = cm.left; j < cm.right; ++j) thr[j] = add32(add32(add32(s0[j], s1[j]), s2[j]), cc[j]);
     for (int b = 0; b < 3; ++b) {
-      const int32_t* xb = x[me][b];
-      const int shc = sp_.cm_cube_shift[b];
-      uint64_t inner = 0;  // int64 sums mod 2^64, as libvmaf's wrap
-      for (int j = cm.left; j < cm.right; ++j)
-        inner += static_cast<uint64_t>(adm::mask_cube<kS0>(xb[j], thr[j], b, shc));
+      const uint64_t inner = k_.mask(x[me][b], thr, cm.left, cm.right, s_, b, sp_.cm_cube_shift[b]);
       acc[b] = add64(acc[b], adm::fold_mask(inner, sp_.cm_row_shift));
     }
   }
@@ -263,70 +281,69 @@ class ScaleRunner {
     if (!kp_.skip_aim) mask_pass(c, rows_.s_aim, rows_.c_aim, rows_.x_aim, out_.aim);
   }
 
+  const AdmRowKernels& k_;
   const AdmKernelParams& kp_;
   const AdmScaleParams& sp_;
   int s_;
   ScaleRows& rows_;
   AdmScaleTerms& out_;
-  const int32_t* recip_;
   int halo_top_ = 0, halo_bottom_ = 0, halo_left_ = 0, halo_right_ = 0;
 };
 
-// Horizontal pass of one band row of one picture: a (into a_out), and h, v,
-// d when `hvd`.
-template <bool kS0>
-void dwt_horizontal(const int32_t* __restrict lo, const int32_t* __restrict hi, int w, int s,
-                    bool hvd, int32_t* __restrict a_out, int32_t* const* hvd_out) {
-  for (int j = 0; j < w; ++j) a_out[j] = hfilter_lo<kS0>(lo + 2 * j, s);
-  if (!hvd) return;
-  int32_t* __restrict oh = hvd_out[0];
-  int32_t* __restrict ov = hvd_out[1];
-  int32_t* __restrict od = hvd_out[2];
-  for (int j = 0; j < w; ++j) ov[j] = hfilter_hi<kS0>(lo + 2 * j, s);  // lo vertical, hi horizontal
-  for (int j = 0; j < w; ++j) oh[j] = hfilter_lo<kS0>(hi + 2 * j, s);  // hi vertical, lo horizontal
-  for (int j = 0; j < w; ++j) od[j] = hfilter_hi<kS0>(hi + 2 * j, s);
+template <typename Pix>
+void dwt0_vert(const AdmRowKernels& k, const PlaneView& src, int bpc, int i, int32_t* lo, int32_t* hi) {
+  const int n = src.h;
+  const Pix* r[4];
+  for (int q = 0; q < 4; ++q) r[q] = src.row<Pix>(reflect(2 * i - 1 + q, n));
+  if constexpr (sizeof(Pix) == 1) k.dwt0_vert_u8(r, src.w, bpc, lo, hi);
+  else k.dwt0_vert_u16(r, src.w, bpc, lo, hi);
 }
 
 template <typename Pix>
-void run_scale0(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& kp,
+void run_scale0(const AdmRowKernels& k, const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& kp,
                 Workspace& ws, int32_t* a_ref, int32_t* a_dis, AdmScaleTerms& out) {
   const AdmScaleParams& sp = kp.scale[0];
   ScaleRows rows(ws, sp.in_w, sp.w);
   const bool hvd = !kp.skip_scale0;
-  ScaleRunner<true, Scale0Math> runner(kp, 0, rows, out);
+  ScaleRunner runner(k, kp, 0, rows, out);
   for (int i = 0; i < sp.h; ++i) {
-    if (hvd) {
-      dwt0_vertical<true, Pix>(ref, kp.bpc, i, rows.tmp[0], rows.tmp[1]);
-      dwt0_vertical<true, Pix>(dis, kp.bpc, i, rows.tmp[2], rows.tmp[3]);
-    } else {
-      dwt0_vertical<false, Pix>(ref, kp.bpc, i, rows.tmp[0], rows.tmp[1]);
-      dwt0_vertical<false, Pix>(dis, kp.bpc, i, rows.tmp[2], rows.tmp[3]);
-    }
-    for (int k = 0; k < 4; ++k)
-      if (hvd || k % 2 == 0) pad_row(rows.tmp[k], sp.in_w);
+    // The vertical rows are written at p[1..in_w] (pad_row).
+    dwt0_vert<Pix>(k, ref, kp.bpc, i, rows.tmp[0] + 1, hvd ? rows.tmp[1] + 1 : nullptr);
+    dwt0_vert<Pix>(k, dis, kp.bpc, i, rows.tmp[2] + 1, hvd ? rows.tmp[3] + 1 : nullptr);
+    for (int q = 0; q < 4; ++q)
+      if (hvd || q % 2 == 0) pad_row(rows.tmp[q], sp.in_w);
     int32_t* ar = a_ref + static_cast<size_t>(i) * sp.w;
     int32_t* ad = a_dis + static_cast<size_t>(i) * sp.w;
-    dwt_horizontal<true>(rows.tmp[0], rows.tmp[1], sp.w, 0, hvd, ar, rows.ref);
-    dwt_horizontal<true>(rows.tmp[2], rows.tmp[3], sp.w, 0, hvd, ad, rows.dis);
+    k.dwt_horz(rows.tmp[0], rows.tmp[1], sp.w, 0, ar, hvd ? rows.ref : nullptr);
+    k.dwt_horz(rows.tmp[2], rows.tmp[3], sp.w, 0, ad, hvd ? rows.dis : nullptr);
     if (hvd) runner.row(i);
   }
   if (hvd) runner.finish_rows();
 }
 
-void run_scale123(int s, const int32_t* in_ref, const int32_t* in_dis, const AdmKernelParams& kp,
-                  Workspace& ws, int32_t* a_ref, int32_t* a_dis, AdmScaleTerms& out) {
+void run_scale123(const AdmRowKernels& k, int s, const int32_t* in_ref, const int32_t* in_dis,
+                  const AdmKernelParams& kp, Workspace& ws, int32_t* a_ref, int32_t* a_dis,
+                  AdmScaleTerms& out) {
   const AdmScaleParams& sp = kp.scale[s];
   ScaleRows rows(ws, sp.in_w, sp.w);
-  ScaleRunner<false, Scale123Math> runner(kp, s, rows, out);
+  ScaleRunner runner(k, kp, s, rows, out);
+  const size_t stride = static_cast<size_t>(sp.in_w);
   for (int i = 0; i < sp.h; ++i) {
-    dwt123_vertical(in_ref, sp.in_w, sp.in_h, s, i, rows.tmp[0], rows.tmp[1]);
-    dwt123_vertical(in_dis, sp.in_w, sp.in_h, s, i, rows.tmp[2], rows.tmp[3]);
-    for (int k = 0; k < 4; ++k) pad_row(rows.tmp[k], sp.in_w);
+    const int32_t* rr[4];
+    const int32_t* rd[4];
+    for (int q = 0; q < 4; ++q) {
+      const size_t y = static_cast<size_t>(reflect(2 * i - 1 + q, sp.in_h));
+      rr[q] = in_ref + y * stride;
+      rd[q] = in_dis + y * stride;
+    }
+    k.dwt_vert(rr, sp.in_w, s, rows.tmp[0] + 1, rows.tmp[1] + 1);
+    k.dwt_vert(rd, sp.in_w, s, rows.tmp[2] + 1, rows.tmp[3] + 1);
+    for (int q = 0; q < 4; ++q) pad_row(rows.tmp[q], sp.in_w);
     // The last scale's band a is not needed whole.
     int32_t* ar = a_ref ? a_ref + static_cast<size_t>(i) * sp.w : rows.ref_a;
     int32_t* ad = a_dis ? a_dis + static_cast<size_t>(i) * sp.w : rows.dis_a;
-    dwt_horizontal<false>(rows.tmp[0], rows.tmp[1], sp.w, s, true, ar, rows.ref);
-    dwt_horizontal<false>(rows.tmp[2], rows.tmp[3], sp.w, s, true, ad, rows.dis);
+    k.dwt_horz(rows.tmp[0], rows.tmp[1], sp.w, s, ar, rows.ref);
+    k.dwt_horz(rows.tmp[2], rows.tmp[3], sp.w, s, ad, rows.dis);
     runner.row(i);
   }
   runner.finish_rows();
@@ -334,30 +351,60 @@ void run_scale123(int s, const int32_t* in_ref, const int32_t* in_dis, const Adm
 
 }  // namespace
 
-void adm_terms_ref(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p,
-                   AdmTerms& out) {
+const int32_t* adm_recip_q30_table() {
+  static const std::vector<int32_t> table = [] {
+    std::vector<int32_t> t(32769, 0);
+    for (int i = 1; i <= 32768; ++i) t[static_cast<size_t>(i)] = adm::recip_q30(i);
+    return t;
+  }();
+  return table.data();
+}
+
+const AdmRowKernels& adm_row_kernels_ref() {
+  static const AdmRowKernels k{
+      .dwt0_vert_u8 = &dwt0_vert_ref<uint8_t>,
+      .dwt0_vert_u16 = &dwt0_vert_ref<uint16_t>,
+      .dwt_vert = &dwt_vert_ref,
+      .dwt_horz = &dwt_horz_ref,
+      .point = &point_ref,
+      .den = &den_ref,
+      .mask = &mask_ref,
+  };
+  return k;
+}
+
+void adm_terms_with(const AdmRowKernels& k, const PlaneView& ref, const PlaneView& dis,
+                    const AdmKernelParams& p, AdmTerms& out) {
   thread_local Workspace ws;
   for (AdmScaleTerms& t : out.scale) t = AdmScaleTerms{};
   for (int pp = 0; pp < 2; ++pp) {
-    for (int k = 0; k < 2; ++k) {
+    for (int q = 0; q < 2; ++q) {
       const size_t n = static_cast<size_t>(p.scale[pp].w) * p.scale[pp].h;
-      if (ws.band_a[pp][k].size() < n) ws.band_a[pp][k].resize(n);
+      if (ws.band_a[pp][q].size() < n) ws.band_a[pp][q].resize(n);
     }
   }
   int32_t* a0_ref = ws.band_a[0][0].data();
   int32_t* a0_dis = ws.band_a[0][1].data();
   if (p.bpc == 8)
-    run_scale0<uint8_t>(ref, dis, p, ws, a0_ref, a0_dis, out.scale[0]);
+    run_scale0<uint8_t>(k, ref, dis, p, ws, a0_ref, a0_dis, out.scale[0]);
   else
-    run_scale0<uint16_t>(ref, dis, p, ws, a0_ref, a0_dis, out.scale[0]);
+    run_scale0<uint16_t>(k, ref, dis, p, ws, a0_ref, a0_dis, out.scale[0]);
   for (int s = 1; s < 4; ++s) {
     const int in = (s - 1) % 2;
     const int nx = s % 2;
     int32_t* o_ref = s < 3 ? ws.band_a[nx][0].data() : nullptr;
     int32_t* o_dis = s < 3 ? ws.band_a[nx][1].data() : nullptr;
-    run_scale123(s, ws.band_a[in][0].data(), ws.band_a[in][1].data(), p, ws, o_ref, o_dis,
+    run_scale123(k, s, ws.band_a[in][0].data(), ws.band_a[in][1].data(), p, ws, o_ref, o_dis,
                  out.scale[s]);
   }
+}
+
+void adm_terms_ref(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p, AdmTerms& out) {
+  adm_terms_with(adm_row_kernels_ref(), ref, dis, p, out);
+}
+
+void adm_terms(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p, AdmTerms& out) {
+  adm_terms_with(simd_enabled() ? adm_row_kernels_simd() : adm_row_kernels_ref(), ref, dis, p, out);
 }
 
 }  // namespace twinmaf
