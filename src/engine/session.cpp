@@ -10,6 +10,7 @@
 #include <deque>
 #include <thread>
 
+#include "base/parallel.h"
 #include "base/trace.h"
 #include "engine/device_run.h"
 #include "engine/input_reader.h"
@@ -311,6 +312,8 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   };
   const auto compute = [&](FrameWork& w, Pass pass) {
     const auto t = Clock::now();
+    // Large frames split their rows into bands run by the arena's threads.
+    const BandScope bands(workers ? threads : 1);
     w.status = compute_cpu(w, pass);
     t_cpu.add(t);
   };

@@ -8,10 +8,12 @@
 // halo is computed pointwise; that halo lies inside libvmaf's decouple/CSF
 // region, so every value read equals libvmaf's. Band a of each scale is kept
 // whole (int32) as the next scale's input.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
+#include "base/parallel.h"
 #include "base/simd.h"
 #include "features/adm/adm.h"
 #include "features/adm/adm_rows.h"
@@ -126,16 +128,16 @@ void pad_row(int32_t* p, int n) {
   p[n + 2] = p[n - 1];
 }
 
-// Scratch of one thread, grown as needed and reused across frames.
-struct Workspace {
-  std::vector<int32_t> band_a[2][2];  // [ping-pong][ref, dis], whole bands
-  std::vector<int32_t> rows;          // per-row buffers, carved by ScaleRows
+// Per-thread scratch, grown as needed and reused across frames: the whole
+// bands a of a frame (its driver's thread) and the row buffers of a band
+// (whichever thread runs it).
+struct FrameScratch {
+  std::vector<int32_t> band_a[2][2];  // [ping-pong][ref, dis]
+};
+struct RowScratch {
+  std::vector<int32_t> rows;  // carved by ScaleRows
 };
 
-// Row buffers of one scale. Ring rows (slot = row % 3) hold, for the masking
-// of row c: the masked targets of the adm pass (from r) and of the aim pass
-// (from a), and the threshold partial sums S (3-wide sum of the |csf|/30
-// terms over the orientations) and C (centre |csf|/15 minus |csf|/30).
 struct ScaleRows {
   int32_t* tmp[4];       // padded vertical rows: ref lo, ref hi, dis lo, dis hi
   int32_t* ref[3];       // ref h, v, d of the current row
@@ -151,7 +153,7 @@ struct ScaleRows {
   int32_t* c_aim[3];
   int32_t* thr;          // masking threshold of one row
 
-  ScaleRows(Workspace& ws, int in_w, int w) {
+  ScaleRows(RowScratch& ws, int in_w, int w) {
     const size_t tw = static_cast<size_t>(in_w) + 3;
     const size_t bw = static_cast<size_t>(w) + 2;
     const size_t need = 4 * tw + 8 * bw + 2 * bw + 3 * (6 * bw + 4 * bw) + bw;
@@ -182,10 +184,15 @@ struct ScaleRows {
   }
 };
 
+// The stages of band rows [r0, r1) of one scale: the denominator and the
+// masking of those rows (within the region); the caller streams rows
+// max(r0 - 1, 0) .. min(r1, h - 1) through row(), the masking's neighbours
+// included.
 class ScaleRunner {
  public:
-  ScaleRunner(const AdmRowKernels& k, const AdmKernelParams& kp, int s, ScaleRows& rows, AdmScaleTerms& out)
-      : k_(k), kp_(kp), sp_(kp.scale[s]), s_(s), rows_(rows), out_(out) {
+  ScaleRunner(const AdmRowKernels& k, const AdmKernelParams& kp, int s, int r0, int r1, ScaleRows& rows,
+              AdmScaleTerms& out)
+      : k_(k), kp_(kp), sp_(kp.scale[s]), s_(s), r0_(r0), r1_(r1), rows_(rows), out_(out) {
     const AdmRegion& cm = sp_.cm;
     halo_top_ = cm.top > 0 ? cm.top - 1 : 0;
     halo_bottom_ = cm.bottom < sp_.h ? cm.bottom + 1 : sp_.h;
@@ -195,20 +202,20 @@ class ScaleRunner {
 
   // Consumes band row i (DWT output h, v, d of ref and dis in rows_).
   void row(int i) {
-    const AdmRegion& cm = sp_.cm;
-    if (i >= cm.top && i < cm.bottom) denominator();
+    if (owned(i)) denominator();
     if (i >= halo_top_ && i < halo_bottom_) pointwise(i);
-    const int c = i - 1;
-    if (c >= cm.top && c < cm.bottom) mask_row(c);
+    if (owned(i - 1)) mask_row(i - 1);
   }
 
-  // After the last row: the bottom row when it belongs to the region.
+  // After the band's last row: the bottom row when it is the band's.
   void finish_rows() {
-    const int c = sp_.h - 1;
-    if (c >= sp_.cm.top && c < sp_.cm.bottom) mask_row(c);
+    if (owned(sp_.h - 1)) mask_row(sp_.h - 1);
   }
 
  private:
+  // Row c is in the band and in the region.
+  bool owned(int c) const { return c >= r0_ && c < r1_ && c >= sp_.cm.top && c < sp_.cm.bottom; }
+
   // Reference cubes of the current row over the region.
   void denominator() {
     const AdmRegion& cm = sp_.cm;
@@ -285,50 +292,98 @@ class ScaleRunner {
   const AdmKernelParams& kp_;
   const AdmScaleParams& sp_;
   int s_;
+  int r0_, r1_;
   ScaleRows& rows_;
   AdmScaleTerms& out_;
   int halo_top_ = 0, halo_bottom_ = 0, halo_left_ = 0, halo_right_ = 0;
 };
 
-template <typename Pix>
-void dwt0_vert(const AdmRowKernels& k, const PlaneView& src, int bpc, int i, int32_t* lo, int32_t* hi) {
-  const int n = src.h;
-  const Pix* r[4];
-  for (int q = 0; q < 4; ++q) r[q] = src.row<Pix>(reflect(2 * i - 1 + q, n));
-  if constexpr (sizeof(Pix) == 1) k.dwt0_vert_u8(r, src.w, bpc, lo, hi);
-  else k.dwt0_vert_u16(r, src.w, bpc, lo, hi);
-}
-
-template <typename Pix>
-void run_scale0(const AdmRowKernels& k, const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& kp,
-                Workspace& ws, int32_t* a_ref, int32_t* a_dis, AdmScaleTerms& out) {
-  const AdmScaleParams& sp = kp.scale[0];
-  ScaleRows rows(ws, sp.in_w, sp.w);
-  const bool hvd = !kp.skip_scale0;
-  ScaleRunner runner(k, kp, 0, rows, out);
-  for (int i = 0; i < sp.h; ++i) {
+// Band rows [r0, r1) of scale s: `vert(i, lo_ref, hi_ref, lo_dis, hi_dis)`
+// writes the vertical DWT of band row i (hi rows only when the scale has
+// bands h, v, d); band a of owned rows goes to a_ref/a_dis (null: not kept),
+// the terms to out. Rows r0 - 1 and r1 are recomputed for the masking
+// neighbours; their band a stays in scratch (the neighbouring band owns it).
+template <typename Vert>
+void run_band(const AdmRowKernels& k, const AdmKernelParams& kp, int s, int r0, int r1, const Vert& vert,
+              int32_t* a_ref, int32_t* a_dis, AdmScaleTerms& out) {
+  thread_local RowScratch scratch;
+  const AdmScaleParams& sp = kp.scale[s];
+  ScaleRows rows(scratch, sp.in_w, sp.w);
+  const bool hvd = s > 0 || !kp.skip_scale0;
+  ScaleRunner runner(k, kp, s, r0, r1, rows, out);
+  const int lo = hvd ? std::max(r0 - 1, 0) : r0;
+  const int hi = hvd ? std::min(r1 + 1, sp.h) : r1;
+  for (int i = lo; i < hi; ++i) {
     // The vertical rows are written at p[1..in_w] (pad_row).
-    dwt0_vert<Pix>(k, ref, kp.bpc, i, rows.tmp[0] + 1, hvd ? rows.tmp[1] + 1 : nullptr);
-    dwt0_vert<Pix>(k, dis, kp.bpc, i, rows.tmp[2] + 1, hvd ? rows.tmp[3] + 1 : nullptr);
+    vert(i, rows.tmp[0] + 1, hvd ? rows.tmp[1] + 1 : nullptr, rows.tmp[2] + 1, hvd ? rows.tmp[3] + 1 : nullptr);
     for (int q = 0; q < 4; ++q)
       if (hvd || q % 2 == 0) pad_row(rows.tmp[q], sp.in_w);
-    int32_t* ar = a_ref + static_cast<size_t>(i) * sp.w;
-    int32_t* ad = a_dis + static_cast<size_t>(i) * sp.w;
-    k.dwt_horz(rows.tmp[0], rows.tmp[1], sp.w, 0, ar, hvd ? rows.ref : nullptr);
-    k.dwt_horz(rows.tmp[2], rows.tmp[3], sp.w, 0, ad, hvd ? rows.dis : nullptr);
+    const bool own = i >= r0 && i < r1;
+    int32_t* ar = own && a_ref ? a_ref + static_cast<size_t>(i) * sp.w : rows.ref_a;
+    int32_t* ad = own && a_dis ? a_dis + static_cast<size_t>(i) * sp.w : rows.dis_a;
+    k.dwt_horz(rows.tmp[0], rows.tmp[1], sp.w, s, ar, hvd ? rows.ref : nullptr);
+    k.dwt_horz(rows.tmp[2], rows.tmp[3], sp.w, s, ad, hvd ? rows.dis : nullptr);
     if (hvd) runner.row(i);
   }
   if (hvd) runner.finish_rows();
 }
 
+// Row bands: frames of at least 1080p luma split a scale into up to
+// band_width() bands of >= kBandRows rows (at most kMaxBands); the terms are
+// integer sums of per-row folds, equal under any split.
+constexpr int kBandRows = 64;
+constexpr int kMaxBands = 16;
+constexpr int64_t kBandMinArea = int64_t{1920} * 1080;
+
+int band_count(const AdmKernelParams& kp, int s) {
+  const AdmScaleParams& s0 = kp.scale[0];
+  if (int64_t{s0.in_w} * s0.in_h < kBandMinArea) return 1;
+  return std::clamp(std::min(band_width(), kp.scale[s].h / kBandRows), 1, kMaxBands);
+}
+
+template <typename Vert>
+void run_scale(const AdmRowKernels& k, const AdmKernelParams& kp, int s, const Vert& vert, int32_t* a_ref,
+               int32_t* a_dis, AdmScaleTerms& out) {
+  const int h = kp.scale[s].h;
+  const int n = band_count(kp, s);
+  if (n == 1) return run_band(k, kp, s, 0, h, vert, a_ref, a_dis, out);
+  AdmScaleTerms part[kMaxBands];
+  run_bands(n, [&](int b) { run_band(k, kp, s, h * b / n, h * (b + 1) / n, vert, a_ref, a_dis, part[b]); });
+  for (int b = 0; b < n; ++b)
+    for (int q = 0; q < 3; ++q) {
+      out.den[q] += part[b].den[q];
+      out.num[q] = add64(out.num[q], part[b].num[q]);
+      out.aim[q] = add64(out.aim[q], part[b].aim[q]);
+    }
+}
+
+template <typename Pix>
+void run_scale0(const AdmRowKernels& k, const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& kp,
+                int32_t* a_ref, int32_t* a_dis, AdmScaleTerms& out) {
+  const auto vert = [&](int i, int32_t* lr, int32_t* hr, int32_t* ld, int32_t* hd) {
+    const Pix* rr[4];
+    const Pix* rd[4];
+    for (int q = 0; q < 4; ++q) {
+      const int y = reflect(2 * i - 1 + q, ref.h);
+      rr[q] = ref.row<Pix>(y);
+      rd[q] = dis.row<Pix>(y);
+    }
+    if constexpr (sizeof(Pix) == 1) {
+      k.dwt0_vert_u8(rr, ref.w, kp.bpc, lr, hr);
+      k.dwt0_vert_u8(rd, dis.w, kp.bpc, ld, hd);
+    } else {
+      k.dwt0_vert_u16(rr, ref.w, kp.bpc, lr, hr);
+      k.dwt0_vert_u16(rd, dis.w, kp.bpc, ld, hd);
+    }
+  };
+  run_scale(k, kp, 0, vert, a_ref, a_dis, out);
+}
+
 void run_scale123(const AdmRowKernels& k, int s, const int32_t* in_ref, const int32_t* in_dis,
-                  const AdmKernelParams& kp, Workspace& ws, int32_t* a_ref, int32_t* a_dis,
-                  AdmScaleTerms& out) {
+                  const AdmKernelParams& kp, int32_t* a_ref, int32_t* a_dis, AdmScaleTerms& out) {
   const AdmScaleParams& sp = kp.scale[s];
-  ScaleRows rows(ws, sp.in_w, sp.w);
-  ScaleRunner runner(k, kp, s, rows, out);
   const size_t stride = static_cast<size_t>(sp.in_w);
-  for (int i = 0; i < sp.h; ++i) {
+  const auto vert = [&](int i, int32_t* lr, int32_t* hr, int32_t* ld, int32_t* hd) {
     const int32_t* rr[4];
     const int32_t* rd[4];
     for (int q = 0; q < 4; ++q) {
@@ -336,17 +391,10 @@ void run_scale123(const AdmRowKernels& k, int s, const int32_t* in_ref, const in
       rr[q] = in_ref + y * stride;
       rd[q] = in_dis + y * stride;
     }
-    k.dwt_vert(rr, sp.in_w, s, rows.tmp[0] + 1, rows.tmp[1] + 1);
-    k.dwt_vert(rd, sp.in_w, s, rows.tmp[2] + 1, rows.tmp[3] + 1);
-    for (int q = 0; q < 4; ++q) pad_row(rows.tmp[q], sp.in_w);
-    // The last scale's band a is not needed whole.
-    int32_t* ar = a_ref ? a_ref + static_cast<size_t>(i) * sp.w : rows.ref_a;
-    int32_t* ad = a_dis ? a_dis + static_cast<size_t>(i) * sp.w : rows.dis_a;
-    k.dwt_horz(rows.tmp[0], rows.tmp[1], sp.w, s, ar, rows.ref);
-    k.dwt_horz(rows.tmp[2], rows.tmp[3], sp.w, s, ad, rows.dis);
-    runner.row(i);
-  }
-  runner.finish_rows();
+    k.dwt_vert(rr, sp.in_w, s, lr, hr);
+    k.dwt_vert(rd, sp.in_w, s, ld, hd);
+  };
+  run_scale(k, kp, s, vert, a_ref, a_dis, out);
 }
 
 }  // namespace
@@ -375,7 +423,7 @@ const AdmRowKernels& adm_row_kernels_ref() {
 
 void adm_terms_with(const AdmRowKernels& k, const PlaneView& ref, const PlaneView& dis,
                     const AdmKernelParams& p, AdmTerms& out) {
-  thread_local Workspace ws;
+  thread_local FrameScratch ws;
   for (AdmScaleTerms& t : out.scale) t = AdmScaleTerms{};
   for (int pp = 0; pp < 2; ++pp) {
     for (int q = 0; q < 2; ++q) {
@@ -386,16 +434,15 @@ void adm_terms_with(const AdmRowKernels& k, const PlaneView& ref, const PlaneVie
   int32_t* a0_ref = ws.band_a[0][0].data();
   int32_t* a0_dis = ws.band_a[0][1].data();
   if (p.bpc == 8)
-    run_scale0<uint8_t>(k, ref, dis, p, ws, a0_ref, a0_dis, out.scale[0]);
+    run_scale0<uint8_t>(k, ref, dis, p, a0_ref, a0_dis, out.scale[0]);
   else
-    run_scale0<uint16_t>(k, ref, dis, p, ws, a0_ref, a0_dis, out.scale[0]);
+    run_scale0<uint16_t>(k, ref, dis, p, a0_ref, a0_dis, out.scale[0]);
   for (int s = 1; s < 4; ++s) {
     const int in = (s - 1) % 2;
     const int nx = s % 2;
     int32_t* o_ref = s < 3 ? ws.band_a[nx][0].data() : nullptr;
     int32_t* o_dis = s < 3 ? ws.band_a[nx][1].data() : nullptr;
-    run_scale123(k, s, ws.band_a[in][0].data(), ws.band_a[in][1].data(), p, ws, o_ref, o_dis,
-                 out.scale[s]);
+    run_scale123(k, s, ws.band_a[in][0].data(), ws.band_a[in][1].data(), p, o_ref, o_dis, out.scale[s]);
   }
 }
 

@@ -110,22 +110,25 @@ VifRounding vif_rounding(int scale, int bpc);
 // One stage of the pyramid: the statistic of one scale (its sums) from the
 // scale's images. Samples are uint8_t at scale 0 when bpc == 8 and uint16_t
 // otherwise (the pyramid images of scales >= 1 are uint16 for every bpc).
-// Thread-safe (scratch is per thread).
+// Thread-safe (scratch is per thread). The sums of output rows [row0, row1)
+// (the filters read the rows around them): the integer sums of a split add
+// up to those of the whole scale.
 using VifStatisticFn = VifScaleSums (*)(const PlaneView& ref, const PlaneView& dis, int scale,
-                                        int bpc, double egl);
+                                        int bpc, double egl, int row0, int row1);
 // The scalar reference: the definition every other backend equals.
 VifScaleSums vif_statistic_ref(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
-                               double egl);
+                               double egl, int row0, int row1);
 // Highway SIMD (vif_simd.cpp), dispatched to the best target simd.h allows;
 // equal to vif_statistic_ref on every input and target (tests/simd). Callers
 // check simd_enabled() first (vif_terms does).
 VifScaleSums vif_statistic_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
-                                double egl);
+                                double egl, int row0, int row1);
 
 // The whole pyramid with a given statistic: the luma planes of ref and dis
 // (at least kVifMinSize square, samples uint8_t for bpc 8, uint16_t
 // otherwise) -> the four scales' sums. The subsampling between scales is the
-// reference's (a few percent of the time).
+// reference's (a few percent of the time). Frames of at least 1080p luma split
+// each statistic into row bands (base/parallel.h), exact under any split.
 void vif_terms_with(VifStatisticFn statistic, const PlaneView& ref, const PlaneView& dis, int bpc,
                     const VifParams& params, VifTerms& out);
 // The pyramid on the scalar reference.

@@ -13,12 +13,14 @@
 //   8-bit samples, where sum f*x*x <= 65536*255^2 < 2^32 (libvmaf's uint32).
 // - vertical mu sums and every horizontal mu sum <= 65536*65535 < 2^32.
 // - horizontal moment sums <= 65536*(2^32-1) < 2^48.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "base/parallel.h"
 #include "base/simd.h"
 #include "features/vif/vif.h"
 
@@ -197,12 +199,11 @@ inline void sigmas(const uint32_t* __restrict am1, const uint32_t* __restrict am
 // vertical-pass roundings (vif.h).
 template <typename T, int kScale>
 VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, uint32_t mu_round, int mu_shift,
-                       uint64_t sq_round, int sq_shift, double egl, Scratch& s) {
+                       uint64_t sq_round, int sq_shift, double egl, int row0, int row1, Scratch& s) {
   constexpr int kHalf = kVifHalf[kScale];
   constexpr const uint16_t* kF = kVifFilter[kScale];
   using VAcc = std::conditional_t<sizeof(T) == 1, uint32_t, uint64_t>;
   const int w = ref.w;
-  const int h = ref.h;
   const uint16_t* log2_table = vif_log2_table().data();
   uint16_t* const vm1 = s.v_mu1.data();
   uint16_t* const vm2 = s.v_mu2.data();
@@ -231,7 +232,7 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, uint32_t mu_r
   }
 
   VifScaleSums sums;
-  for (int i = 0; i < h; ++i) {
+  for (int i = row0; i < row1; ++i) {
     vertical_moments<T, kScale, VAcc>(ref, dis, i, am1, am2, vaxx, vayy, vaxy);
     vertical_round(am1, am2, vaxx, vayy, vaxy, w, mu_round, mu_shift, sq_round, sq_shift,
                    vm1 + kHalf, vm2 + kHalf, vxx + kHalf, vyy + kHalf, vxy + kHalf);
@@ -320,15 +321,16 @@ void subsample_to(int scale, const PlaneView& ref, const PlaneView& dis, uint32_
 }
 
 template <typename T>
-VifScaleSums statistic_at(int scale, const PlaneView& ref, const PlaneView& dis, int bpc, double egl) {
+VifScaleSums statistic_at(int scale, const PlaneView& ref, const PlaneView& dis, int bpc, double egl, int row0,
+                          int row1) {
   const VifRounding r = vif_rounding(scale, bpc);
   Scratch& s = scratch();
   s.reserve_rows(ref.w);
   switch (scale) {
-    case 0: return statistic<T, 0>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, s);
-    case 1: return statistic<T, 1>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, s);
-    case 2: return statistic<T, 2>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, s);
-    default: return statistic<T, 3>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, s);
+    case 0: return statistic<T, 0>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, row0, row1, s);
+    case 1: return statistic<T, 1>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, row0, row1, s);
+    case 2: return statistic<T, 2>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, row0, row1, s);
+    default: return statistic<T, 3>(ref, dis, r.mu_round, r.mu_shift, r.sq_round, r.sq_shift, egl, row0, row1, s);
   }
 }
 
@@ -342,19 +344,42 @@ VifRounding vif_rounding(int scale, int bpc) {
 }
 
 VifScaleSums vif_statistic_ref(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
-                               double egl) {
-  if (scale == 0 && bpc == 8) return statistic_at<uint8_t>(0, ref, dis, bpc, egl);
-  return statistic_at<uint16_t>(scale, ref, dis, bpc, egl);
+                               double egl, int row0, int row1) {
+  if (scale == 0 && bpc == 8) return statistic_at<uint8_t>(0, ref, dis, bpc, egl, row0, row1);
+  return statistic_at<uint16_t>(scale, ref, dis, bpc, egl, row0, row1);
 }
+
+namespace {
+
+// Row bands of a statistic: frames of at least 1080p luma, bands of >= 64
+// rows, at most band_width() (and 16) of them.
+constexpr int kBandRows = 64;
+constexpr int kMaxBands = 16;
+
+VifScaleSums banded(VifStatisticFn statistic, const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
+                    double egl, bool large) {
+  const int n = large ? std::clamp(std::min(band_width(), ref.h / kBandRows), 1, kMaxBands) : 1;
+  if (n == 1) return statistic(ref, dis, scale, bpc, egl, 0, ref.h);
+  VifScaleSums part[kMaxBands];
+  run_bands(n, [&](int b) {
+    part[b] = statistic(ref, dis, scale, bpc, egl, ref.h * b / n, ref.h * (b + 1) / n);
+  });
+  VifScaleSums sum;
+  for (int b = 0; b < n; ++b) sum += part[b];
+  return sum;
+}
+
+}  // namespace
 
 void vif_terms_with(VifStatisticFn statistic, const PlaneView& ref0, const PlaneView& dis0, int bpc,
                     const VifParams& p, VifTerms& out) {
+  const bool large = int64_t{ref0.w} * ref0.h >= int64_t{1920} * 1080;
   Scratch& s = scratch();
   s.reserve_rows(ref0.w);
   const VifRounding r0 = vif_rounding(0, bpc);
   const double egl = p.enhn_gain_limit;
   out.scale[0] = {};
-  if (!p.skip_scale0) out.scale[0] = statistic(ref0, dis0, 0, bpc, egl);
+  if (!p.skip_scale0) out.scale[0] = banded(statistic, ref0, dis0, 0, bpc, egl, large);
   if (bpc == 8)
     subsample_to<uint8_t>(0, ref0, dis0, r0.mu_round, r0.mu_shift, s.img[1], s);
   else
@@ -364,7 +389,7 @@ void vif_terms_with(VifStatisticFn statistic, const PlaneView& ref0, const Plane
   for (int scale = 1; scale < kVifScales; ++scale) {
     const PlaneView r = scratch_view(s.img[scale][0], w, h);
     const PlaneView d = scratch_view(s.img[scale][1], w, h);
-    out.scale[scale] = statistic(r, d, scale, bpc, egl);
+    out.scale[scale] = banded(statistic, r, d, scale, bpc, egl, large);
     if (scale + 1 < kVifScales) {
       subsample_to<uint16_t>(scale, r, d, 32768, 16, s.img[scale + 1], s);
       w /= 2;

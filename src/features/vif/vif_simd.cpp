@@ -273,7 +273,7 @@ HWY_INLINE void horizontal(D32 d, uint32_t* const* v, size_t j, size_t valid, do
 }
 
 template <typename T, int kScale>
-VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, double egl) {
+VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, double egl, int row0, int row1) {
   constexpr int kHalf = kVifHalf[kScale];
   const D32 d;
   const size_t n = hn::Lanes(d);
@@ -291,7 +291,7 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
   Acc<DI64> acc{hn::Zero(di64), hn::Zero(di64), hn::Zero(di64)};
   const T* xr[2 * kHalf + 1];
   const T* yr[2 * kHalf + 1];
-  for (int i = 0; i < h; ++i) {
+  for (int i = row0; i < row1; ++i) {
     for (int k = 0; k <= 2 * kHalf; ++k) {
       const int r = reflect101(i - kHalf + k, h);
       xr[k] = ref.row<T>(r);
@@ -324,19 +324,19 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
 #endif
 
 VifScaleSums StatisticSimd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
-                           double egl) {
+                           double egl, int row0, int row1) {
 #if HWY_TARGET == HWY_SCALAR
-  return vif_statistic_ref(ref, dis, scale, bpc, egl);
+  return vif_statistic_ref(ref, dis, scale, bpc, egl, row0, row1);
 #else
   namespace hn = hwy::HWY_NAMESPACE;
-  if (static_cast<size_t>(ref.w) < hn::Lanes(D32())) return vif_statistic_ref(ref, dis, scale, bpc, egl);
+  if (static_cast<size_t>(ref.w) < hn::Lanes(D32())) return vif_statistic_ref(ref, dis, scale, bpc, egl, row0, row1);
   switch (scale) {
     case 0:
-      return bpc == 8 ? statistic<uint8_t, 0>(ref, dis, bpc, egl)
-                      : statistic<uint16_t, 0>(ref, dis, bpc, egl);
-    case 1: return statistic<uint16_t, 1>(ref, dis, bpc, egl);
-    case 2: return statistic<uint16_t, 2>(ref, dis, bpc, egl);
-    default: return statistic<uint16_t, 3>(ref, dis, bpc, egl);
+      return bpc == 8 ? statistic<uint8_t, 0>(ref, dis, bpc, egl, row0, row1)
+                      : statistic<uint16_t, 0>(ref, dis, bpc, egl, row0, row1);
+    case 1: return statistic<uint16_t, 1>(ref, dis, bpc, egl, row0, row1);
+    case 2: return statistic<uint16_t, 2>(ref, dis, bpc, egl, row0, row1);
+    default: return statistic<uint16_t, 3>(ref, dis, bpc, egl, row0, row1);
   }
 #endif
 }
@@ -351,8 +351,8 @@ namespace twinmaf {
 HWY_EXPORT(StatisticSimd);
 
 VifScaleSums vif_statistic_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
-                                double egl) {
-  return HWY_DYNAMIC_DISPATCH(StatisticSimd)(ref, dis, scale, bpc, egl);
+                                double egl, int row0, int row1) {
+  return HWY_DYNAMIC_DISPATCH(StatisticSimd)(ref, dis, scale, bpc, egl, row0, row1);
 }
 
 }  // namespace twinmaf
