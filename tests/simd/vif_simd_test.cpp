@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <vector>
 
 #include "base/simd.h"
 #include "features/vif/vif.h"
@@ -46,10 +47,11 @@ TEST(VifSimd, StatisticEqualsReference) {
             const VifScaleSums got = vif_statistic_simd(r.view, d.view, scale, bpc, egl, 0, h);
             // A row band: the same rows' sums.
             const int r0 = static_cast<int>(seed % 3) % h, r1 = h - static_cast<int>(seed % 2);
-            if (r1 > r0)
+            if (r1 > r0) {
               ASSERT_EQ(vif_statistic_simd(r.view, d.view, scale, bpc, egl, r0, r1),
                         vif_statistic_ref(r.view, d.view, scale, bpc, egl, r0, r1))
                   << describe(target, scale, bpc, w, h, off, egl, seed) << " rows " << r0 << ".." << r1;
+            }
             ASSERT_EQ(got, want) << describe(target, scale, bpc, w, h, off, egl, seed)
                                  << " num_log " << got.num_log << " vs " << want.num_log << ", den_log "
                                  << got.den_log << " vs " << want.den_log << ", num_non_log "
@@ -66,6 +68,39 @@ TEST(VifSimd, StatisticEqualsReference) {
   EXPECT_GT(log_terms, cases / 2);
   EXPECT_GT(non_log_terms, cases / 2);
   EXPECT_GT(non_log_values, cases / 20);
+}
+
+TEST(VifSimd, SubsampleEqualsReference) {
+  const int widths[] = {2, 3, 9, 16, 17, 31, 32, 33, 47, 65, 97, 130};
+  const int heights[] = {2, 3, 5, 9, 12, 17};
+  int cases = 0;
+  test::for_each_target([&](const char* target) {
+    uint64_t seed = 7;
+    for (int scale = 0; scale < kVifScales - 1; ++scale)
+      for (int bpc : {8, 10, 12, 16}) {
+        if (scale > 0 && bpc != 16) continue;
+        for (int w : widths)
+          for (int h : heights) {
+            // The next scale's filter reflects once: sizes > its half width.
+            if (w <= kVifHalf[scale + 1] || h <= kVifHalf[scale + 1]) continue;
+            const int off = static_cast<int>(seed % 7);
+            ++seed;
+            TestPlane r(w, h, bpc, off, static_cast<int>(seed % 5)), d(w, h, bpc, off, static_cast<int>(seed % 5));
+            test::fill_pair(r, d, seed);
+            const size_t n = static_cast<size_t>(w / 2) * static_cast<size_t>(h / 2);
+            std::vector<uint16_t> want[2] = {std::vector<uint16_t>(n, 1), std::vector<uint16_t>(n, 1)};
+            std::vector<uint16_t> got[2] = {std::vector<uint16_t>(n, 2), std::vector<uint16_t>(n, 2)};
+            vif_subsample_ref(r.view, d.view, scale, bpc, want[0].data(), want[1].data());
+            vif_subsample_simd(r.view, d.view, scale, bpc, got[0].data(), got[1].data());
+            ASSERT_EQ(got[0], want[0]) << "vif_subsample_" << target << " ref, scale " << scale << " bpc " << bpc << " "
+                                       << w << "x" << h << " offset " << off;
+            ASSERT_EQ(got[1], want[1]) << "vif_subsample_" << target << " dis, scale " << scale << " bpc " << bpc << " "
+                                       << w << "x" << h << " offset " << off;
+            ++cases;
+          }
+      }
+  });
+  EXPECT_GT(cases, 100);
 }
 
 TEST(VifSimd, PyramidEqualsReference) {

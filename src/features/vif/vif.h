@@ -124,12 +124,30 @@ VifScaleSums vif_statistic_ref(const PlaneView& ref, const PlaneView& dis, int s
 VifScaleSums vif_statistic_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
                                 double egl, int row0, int row1);
 
-// The whole pyramid with a given statistic: the luma planes of ref and dis
+// One subsampling step of the pyramid: ref and dis of scale `scale`
+// (samples as for the statistic) filtered with scale + 1's filter, the even
+// rows and columns kept: dst_ref/dst_dis are floor(w/2) x floor(h/2) uint16
+// with stride floor(w/2). Vertical rounding vif_rounding(scale, bpc)'s mu,
+// horizontal (. + 32768) >> 16.
+using VifSubsampleFn = void (*)(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
+                                uint16_t* dst_ref, uint16_t* dst_dis);
+void vif_subsample_ref(const PlaneView& ref, const PlaneView& dis, int scale, int bpc, uint16_t* dst_ref,
+                       uint16_t* dst_dis);
+// Highway SIMD (vif_simd.cpp), equal to vif_subsample_ref (tests/simd).
+void vif_subsample_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc, uint16_t* dst_ref,
+                        uint16_t* dst_dis);
+
+// The kernels a pyramid runs.
+struct VifKernels {
+  VifStatisticFn statistic;
+  VifSubsampleFn subsample;
+};
+
+// The whole pyramid with given kernels: the luma planes of ref and dis
 // (at least kVifMinSize square, samples uint8_t for bpc 8, uint16_t
-// otherwise) -> the four scales' sums. The subsampling between scales is the
-// reference's (a few percent of the time). Frames of at least 1080p luma split
+// otherwise) -> the four scales' sums. Frames of at least 1080p luma split
 // each statistic into row bands (base/parallel.h), exact under any split.
-void vif_terms_with(VifStatisticFn statistic, const PlaneView& ref, const PlaneView& dis, int bpc,
+void vif_terms_with(const VifKernels& kernels, const PlaneView& ref, const PlaneView& dis, int bpc,
                     const VifParams& params, VifTerms& out);
 // The pyramid on the scalar reference.
 void vif_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,

@@ -308,15 +308,12 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
 
 // Subsamples scale `scale` into scale + 1 (with scale + 1's filter).
 template <typename T>
-void subsample_to(int scale, const PlaneView& ref, const PlaneView& dis, uint32_t v_round,
-                  int v_shift, std::vector<uint16_t> (&dst)[2], Scratch& s) {
-  const size_t n = static_cast<size_t>(ref.w / 2) * static_cast<size_t>(ref.h / 2);
-  for (auto& v : dst)
-    if (v.size() < n) v.resize(n);
+void subsample_to(int scale, const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int v_shift,
+                  uint16_t* dst_ref, uint16_t* dst_dis, Scratch& s) {
   switch (scale + 1) {
-    case 1: return subsample<T, 1>(ref, dis, v_round, v_shift, dst[0].data(), dst[1].data(), s);
-    case 2: return subsample<T, 2>(ref, dis, v_round, v_shift, dst[0].data(), dst[1].data(), s);
-    default: return subsample<T, 3>(ref, dis, v_round, v_shift, dst[0].data(), dst[1].data(), s);
+    case 1: return subsample<T, 1>(ref, dis, v_round, v_shift, dst_ref, dst_dis, s);
+    case 2: return subsample<T, 2>(ref, dis, v_round, v_shift, dst_ref, dst_dis, s);
+    default: return subsample<T, 3>(ref, dis, v_round, v_shift, dst_ref, dst_dis, s);
   }
 }
 
@@ -341,6 +338,17 @@ VifRounding vif_rounding(int scale, int bpc) {
   // Scale 0 shifts mu by bpc; the squares are brought back to the 8-bit range.
   const int sq_shift = 2 * (bpc - 8);
   return {1u << (bpc - 1), bpc, sq_shift ? uint64_t{1} << (sq_shift - 1) : 0, sq_shift};
+}
+
+void vif_subsample_ref(const PlaneView& ref, const PlaneView& dis, int scale, int bpc, uint16_t* dst_ref,
+                       uint16_t* dst_dis) {
+  const VifRounding r = vif_rounding(scale, bpc);
+  Scratch& s = scratch();
+  s.reserve_rows(ref.w);
+  if (scale == 0 && bpc == 8)
+    subsample_to<uint8_t>(scale, ref, dis, r.mu_round, r.mu_shift, dst_ref, dst_dis, s);
+  else
+    subsample_to<uint16_t>(scale, ref, dis, r.mu_round, r.mu_shift, dst_ref, dst_dis, s);
 }
 
 VifScaleSums vif_statistic_ref(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
@@ -371,42 +379,42 @@ VifScaleSums banded(VifStatisticFn statistic, const PlaneView& ref, const PlaneV
 
 }  // namespace
 
-void vif_terms_with(VifStatisticFn statistic, const PlaneView& ref0, const PlaneView& dis0, int bpc,
+void vif_terms_with(const VifKernels& k, const PlaneView& ref0, const PlaneView& dis0, int bpc,
                     const VifParams& p, VifTerms& out) {
   const bool large = int64_t{ref0.w} * ref0.h >= int64_t{1920} * 1080;
   Scratch& s = scratch();
   s.reserve_rows(ref0.w);
-  const VifRounding r0 = vif_rounding(0, bpc);
   const double egl = p.enhn_gain_limit;
   out.scale[0] = {};
-  if (!p.skip_scale0) out.scale[0] = banded(statistic, ref0, dis0, 0, bpc, egl, large);
-  if (bpc == 8)
-    subsample_to<uint8_t>(0, ref0, dis0, r0.mu_round, r0.mu_shift, s.img[1], s);
-  else
-    subsample_to<uint16_t>(0, ref0, dis0, r0.mu_round, r0.mu_shift, s.img[1], s);
-
-  int w = ref0.w / 2, h = ref0.h / 2;
+  if (!p.skip_scale0) out.scale[0] = banded(k.statistic, ref0, dis0, 0, bpc, egl, large);
+  int w = ref0.w, h = ref0.h;
+  const PlaneView* src[2] = {&ref0, &dis0};
+  PlaneView img[2];
   for (int scale = 1; scale < kVifScales; ++scale) {
-    const PlaneView r = scratch_view(s.img[scale][0], w, h);
-    const PlaneView d = scratch_view(s.img[scale][1], w, h);
-    out.scale[scale] = banded(statistic, r, d, scale, bpc, egl, large);
-    if (scale + 1 < kVifScales) {
-      subsample_to<uint16_t>(scale, r, d, 32768, 16, s.img[scale + 1], s);
-      w /= 2;
-      h /= 2;
-    }
+    const size_t n = static_cast<size_t>(w / 2) * static_cast<size_t>(h / 2);
+    for (auto& v : s.img[scale])
+      if (v.size() < n) v.resize(n);
+    k.subsample(*src[0], *src[1], scale - 1, bpc, s.img[scale][0].data(), s.img[scale][1].data());
+    w /= 2;
+    h /= 2;
+    img[0] = scratch_view(s.img[scale][0], w, h);
+    img[1] = scratch_view(s.img[scale][1], w, h);
+    src[0] = &img[0];
+    src[1] = &img[1];
+    out.scale[scale] = banded(k.statistic, img[0], img[1], scale, bpc, egl, large);
   }
 }
 
 void vif_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
                    VifTerms& out) {
-  vif_terms_with(&vif_statistic_ref, ref, dis, bpc, params, out);
+  vif_terms_with({&vif_statistic_ref, &vif_subsample_ref}, ref, dis, bpc, params, out);
 }
 
 void vif_terms(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
                VifTerms& out) {
-  vif_terms_with(simd_enabled() ? &vif_statistic_simd : &vif_statistic_ref, ref, dis, bpc, params,
-                 out);
+  vif_terms_with(simd_enabled() ? VifKernels{&vif_statistic_simd, &vif_subsample_simd}
+                                : VifKernels{&vif_statistic_ref, &vif_subsample_ref},
+                 ref, dis, bpc, params, out);
 }
 
 }  // namespace twinmaf

@@ -320,8 +320,89 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
   return out;
 }
 
+// Subsampling into scale kNext: per kept row (even i), the vertical pass a
+// column vector at a time into a padded uint32 row (the uint16 cast kept),
+// then the horizontal pass at even columns (stride-2 loads). Every sum is
+// <= 65536 * 65535 < 2^32 (the taps sum to 65536, samples <= 65535), so
+// uint32 lanes hold the reference's sums exactly; a symmetric pair shares
+// one product f*(a + b) as in the statistic.
+template <typename T, int kNext>
+void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int v_shift, uint16_t* dst_ref,
+               uint16_t* dst_dis) {
+  constexpr int kHalf = kVifHalf[kNext];
+  const uint16_t* f = kVifFilter[kNext];
+  const D32 d;
+  const hn::Rebind<T, D32> dt;
+  const hn::Rebind<uint16_t, D32> d16;
+  const hn::RebindToSigned<D32> di;
+  const size_t n = hn::Lanes(d);
+  const size_t w = static_cast<size_t>(ref.w);
+  const int h = ref.h;
+  const size_t w2 = w / 2;
+  Rows& rw = rows();
+  rw.reserve(w + 2 * kHalf + n);
+  uint32_t* row = rw.v[0].data();
+  const PlaneView* src[2] = {&ref, &dis};
+  uint16_t* dst[2] = {dst_ref, dst_dis};
+  const V32 vr = hn::Set(d, v_round);
+  const V32 lo16 = hn::Set(d, 0xffffu);
+  const V32 hr = hn::Set(d, 32768u);
+  const auto even = [&](const uint32_t* p) {
+    V32 e, o;
+    hn::LoadInterleaved2(d, p, e, o);
+    return e;
+  };
+  for (int r = 0; r < h / 2; ++r) {
+    const int i = 2 * r;
+    for (int p = 0; p < 2; ++p) {
+      const T* xr[2 * kHalf + 1];
+      for (int k = 0; k <= 2 * kHalf; ++k) xr[k] = src[p]->row<T>(reflect101(i - kHalf + k, h));
+      const auto load = [&](int k, size_t j) { return hn::PromoteTo(d, hn::LoadU(dt, xr[k] + j)); };
+      for (size_t j = 0;; j += n) {
+        if (j + n > w) j = w - n;
+        V32 acc = hn::Mul(hn::Set(d, f[kHalf]), load(kHalf, j));
+        for (int k = 0; k < kHalf; ++k)
+          acc = hn::Add(acc, hn::Mul(hn::Set(d, f[k]), hn::Add(load(k, j), load(2 * kHalf - k, j))));
+        hn::StoreU(hn::And(hn::ShiftRightSame(hn::Add(acc, vr), v_shift), lo16), d, row + kHalf + j);
+        if (j + n == w) break;
+      }
+      for (int t = 1; t <= kHalf; ++t) {
+        row[kHalf - t] = row[kHalf + t];
+        row[kHalf + w - 1 + t] = row[kHalf + w - 1 - t];
+      }
+      uint16_t* out = dst[p] + static_cast<size_t>(r) * w2;
+      for (size_t c = 0;; c += n) {
+        if (c + n > w2) c = w2 - n;
+        V32 acc = hn::Mul(hn::Set(d, f[kHalf]), even(row + 2 * c + kHalf));
+        for (int k = 0; k < kHalf; ++k)
+          acc = hn::Add(acc, hn::Mul(hn::Set(d, f[k]), hn::Add(even(row + 2 * c + k), even(row + 2 * c + 2 * kHalf - k))));
+        hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, hn::ShiftRight<16>(hn::Add(acc, hr)))), d16, out + c);
+        if (c + n == w2) break;
+      }
+    }
+  }
+}
+
 }  // namespace
 #endif
+
+void SubsampleSimd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc, uint16_t* dst_ref,
+                   uint16_t* dst_dis) {
+#if HWY_TARGET == HWY_SCALAR
+  return vif_subsample_ref(ref, dis, scale, bpc, dst_ref, dst_dis);
+#else
+  namespace hn = hwy::HWY_NAMESPACE;
+  if (static_cast<size_t>(ref.w / 2) < hn::Lanes(D32())) return vif_subsample_ref(ref, dis, scale, bpc, dst_ref, dst_dis);
+  const VifRounding r = vif_rounding(scale, bpc);
+  switch (scale + 1) {
+    case 1:
+      return bpc == 8 ? subsample<uint8_t, 1>(ref, dis, r.mu_round, r.mu_shift, dst_ref, dst_dis)
+                      : subsample<uint16_t, 1>(ref, dis, r.mu_round, r.mu_shift, dst_ref, dst_dis);
+    case 2: return subsample<uint16_t, 2>(ref, dis, r.mu_round, r.mu_shift, dst_ref, dst_dis);
+    default: return subsample<uint16_t, 3>(ref, dis, r.mu_round, r.mu_shift, dst_ref, dst_dis);
+  }
+#endif
+}
 
 VifScaleSums StatisticSimd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
                            double egl, int row0, int row1) {
@@ -349,6 +430,12 @@ HWY_AFTER_NAMESPACE();
 namespace twinmaf {
 
 HWY_EXPORT(StatisticSimd);
+HWY_EXPORT(SubsampleSimd);
+
+void vif_subsample_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc, uint16_t* dst_ref,
+                        uint16_t* dst_dis) {
+  HWY_DYNAMIC_DISPATCH(SubsampleSimd)(ref, dis, scale, bpc, dst_ref, dst_dis);
+}
 
 VifScaleSums vif_statistic_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
                                 double egl, int row0, int row1) {
