@@ -1,8 +1,13 @@
 #include "features/feature.h"
 #include "features/adm/adm.h"
-#include "features/float_adm/float_adm.h"
-#include "features/float_motion/float_motion.h"
 #include "features/cambi/cambi.h"
+#include "features/ciede/ciede.h"
+#include "features/float_adm/float_adm.h"
+#include "features/float_ansnr/float_ansnr.h"
+#include "features/float_moment/float_moment.h"
+#include "features/float_motion/float_motion.h"
+#include "features/float_psnr/float_psnr.h"
+#include "features/float_vif/float_vif.h"
 #include "features/motion/motion.h"
 #include "features/psnr/psnr.h"
 #include "features/psnr_hvs/psnr_hvs.h"
@@ -25,12 +30,17 @@ const std::vector<const FeatureSpec*>& feature_registry() {
   // libvmaf's registry order (feature/feature_extractor.c): the first feature
   // providing a name wins a model's lookup.
   static const std::vector<const FeatureSpec*> registry = {
+      &float_psnr_feature_spec(),
+      &float_ansnr_feature_spec(),
       &float_adm_feature_spec(),
+      &float_vif_feature_spec(),
       &float_motion_feature_spec(),
+      &float_moment_feature_spec(),
       &speed_chroma_feature_spec(),
       &speed_temporal_feature_spec(),
       &float_ms_ssim_feature_spec(),
       &float_ssim_feature_spec(),
+      &ciede_feature_spec(),
       &psnr_feature_spec(),
       &psnr_hvs_feature_spec(),
       &adm_feature_spec(),

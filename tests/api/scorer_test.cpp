@@ -238,6 +238,17 @@ TEST(Scorer, PresetsAndBackendChoices) {
   ScorerConfig cfg;
   EXPECT_FALSE(twinmaf::apply_preset("aom_ctc", "v9.0", cfg).ok());
   EXPECT_FALSE(twinmaf::apply_preset("other", "v1.0", cfg).ok());
+  // Every preset's features exist; v6.0 and v7.0 read inputs at a common depth.
+  for (const char* v : {"v1.0", "v2.0", "v3.0", "v4.0", "v5.0", "v6.0", "v7.0"}) {
+    ScorerConfig preset;
+    ASSERT_TRUE(twinmaf::apply_preset("aom_ctc", v, preset).ok()) << v;
+    EXPECT_EQ(preset.common_bitdepth, std::string(v) >= "v6.0") << v;
+    EXPECT_EQ(preset.models.size(), 2u);
+    EXPECT_TRUE(twinmaf::Scorer::create(preset).ok()) << v;
+  }
+  ScorerConfig nflx;
+  ASSERT_TRUE(twinmaf::apply_preset("nflx_ctc", "v1.0", nflx).ok());
+  EXPECT_FALSE(nflx.common_bitdepth);
   auto b = twinmaf::parse_backend_choice("cuda,psnr_hvs=cpu,vif=auto");
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(b->backend, Backend::kCuda);

@@ -3,7 +3,7 @@
 naming the culprit and exit 2 (never a crash or a silent score); threading
 never changes the output; odd and tiny sizes score without crashing.
 
-Usage: cli_test.py TWINMAF_BIN"""
+Usage: cli_test.py TWINMAF_BIN   (TWINMAF_SANITIZED=1 for an ASan build)"""
 import json
 import os
 import re
@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 BIN = sys.argv[1]
+SANITIZED = os.environ.get("TWINMAF_SANITIZED") == "1"
 failures = []
 checks = 0
 
@@ -29,9 +30,16 @@ def expect_error(name, args, needle, code=2, stdin=None, limit_memory=False):
     for o in outs:
         if os.path.isfile(o):
             os.remove(o)
-    # Address space bounded (1 GiB) where an input could make us allocate.
-    limit = (lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))) if limit_memory else None
-    p = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=120, stdin=stdin, preexec_fn=limit)
+    # Allocations bounded (1 GiB) where an input could make us allocate: by the
+    # address space, or under ASan (which reserves terabytes of shadow) by its
+    # allocator, which aborts on a larger request.
+    limit, env = None, None
+    if limit_memory and SANITIZED:
+        env = dict(os.environ, ASAN_OPTIONS="max_allocation_size_mb=1024:allocator_may_return_null=0")
+    elif limit_memory:
+        limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=120, stdin=stdin,
+                       preexec_fn=limit, env=env)
     lines = p.stderr.strip().splitlines()
     if any(os.path.isfile(o) for o in outs):
         failures.append(f"{name}: wrote an output file")

@@ -27,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 
-TEMPORAL = re.compile(r"motion|vmaf")
+# Kinds whose values may depend on later frames (the CTC presets carry motion).
+TEMPORAL = re.compile(r"motion|vmaf|ctc")
 
 # Runs where libvmaf exits 0 but twinmaf deliberately refuses the input with a
 # one-line error (docs/cli.md, "deliberate deviations"): (run regex, error).
@@ -43,6 +44,16 @@ DEVIATIONS = [
     # Below 17x17 (bands under 2x2 at scale 3) libvmaf's float ADM reads
     # outside its buffers and prints values such as adm2 3.5 (docs/float_adm.md).
     (re.compile(r"^noise_(2x2|3x3|5x4|8x8|16x17)_.*/float_adm$"), "is below the minimum size 17x17"),
+    # Where a scale's filter (or the prescale resampler) would reach past its
+    # image, libvmaf's float VIF mirrors to indices outside its buffers and
+    # prints values such as scale3 = 1.006 or 0 (docs/float_vif.md).
+    (re.compile(r"^noise_(2x2|3x3|5x4|8x8|15x16)_.*/float_vif$"), "is below the minimum size 16x16"),
+    (re.compile(r"^noise_64x48_.*/float_vif_ks3711$"), "is below the minimum size 56x56"),
+    (re.compile(r"^noise_23x24_.*/float_vif_ks15$"), "is below the minimum size 24x24"),
+    (re.compile(r"^noise_3x3_.*/float_vif_ps4_bicubic$"), "is below the minimum size 16x16"),
+    (re.compile(r"^noise_5x4_.*/float_vif_ps4_lanczos4$"), "is below the minimum size 6x6 of vif_prescale_method"),
+    # libvmaf logs the bad option on every frame, scores none and exits 0.
+    (re.compile(r"/float_vif_bad_(ks|pm)$"), "is not one of"),
     # libvmaf scales 4:2:0/4:2:2 chroma with a wrong row stride, reading memory
     # it never wrote (docs/float_motion.md).
     (re.compile(r"_(420|422)_.*/float_motion_mau_mdc$"), "supported for 4:4:4 only"),
@@ -103,10 +114,17 @@ class Checker:
     def fail(self, run, msg):
         self.errors.append(f"{run}: {msg}")
 
+    def clip_path(self, name):
+        """The clip in the first --clips directory that holds it (else the first's path)."""
+        for d in self.args.clips:
+            path = os.path.join(d, name)
+            if os.path.exists(path):
+                return path
+        return os.path.join(self.args.clips[0], name)
+
     def clip_frames(self, name):
         """None: whole clip; int: first N frames; False: clip not available."""
-        path = os.path.join(self.args.clips, name)
-        if not os.path.exists(path):
+        if not os.path.exists(self.clip_path(name)):
             return False
         return self.frames.get(name)
 
@@ -115,7 +133,7 @@ class Checker:
         it = iter(tokens[1:])
         for t in it:
             if t in ("-r", "-d", "--reference", "--distorted"):
-                cmd += [t, os.path.join(self.args.clips, next(it))]
+                cmd += [t, self.clip_path(next(it))]
             elif t in ("-o", "--output"):
                 next(it)
                 cmd += [t, out_path]
@@ -265,7 +283,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True)
     ap.add_argument("--runs", required=True, nargs="+", help="run directories (golden set, oracle recordings)")
-    ap.add_argument("--clips", required=True)
+    ap.add_argument("--clips", required=True, nargs="+",
+                    help="clip directories, searched in order (decoded clips, generated noise clips)")
     ap.add_argument("--models", default="")
     ap.add_argument("--frames", help="frames.tsv of cut clips")
     ap.add_argument("--kinds", required=True, help="comma-separated run names (psnr,motion,...)")

@@ -13,70 +13,23 @@
 #include "core/collector.h"
 #include "core/options.h"
 #include "core/picture.h"
-#include "tests/support/memory_source.h"
-#include "tests/support/noise_clip.h"
+#include "tests/support/extractor_run.h"
 
 namespace twinmaf {
 namespace {
 
-using PicPair = std::pair<PicturePtr, PicturePtr>;
-
-// The first `frames` pictures of packed planar clips (raw-file layout).
-std::vector<PicPair> read_pairs(const VideoFormat& fmt, std::vector<uint8_t> ref, std::vector<uint8_t> dis,
-                                int frames) {
-  test::MemorySource rs(fmt, std::move(ref)), ds(fmt, std::move(dis));
-  std::vector<PicPair> out;
-  for (int i = 0; i < frames; ++i) {
-    auto r = std::make_shared<Picture>(fmt, host_allocator());
-    auto d = std::make_shared<Picture>(fmt, host_allocator());
-    auto a = rs.read(*r);
-    auto b = ds.read(*d);
-    EXPECT_TRUE(a.ok() && *a && b.ok() && *b) << "frame " << i;
-    out.emplace_back(r, d);
-  }
-  return out;
-}
-
-// Frames of a golden noise clip (shared/golden/noiseclip.py).
-std::vector<PicPair> noise_pairs(const std::string& name, int frames) {
-  test::NoiseClipSpec spec;
-  EXPECT_TRUE(test::parse_noise_clip_name(name, &spec)) << name;
-  std::vector<uint8_t> ref, dis;
-  test::make_noise_clip(spec, &ref, &dis);
-  return read_pairs({spec.w, spec.h, spec.fmt, spec.bpc}, std::move(ref), std::move(dis), frames);
-}
-
-OptionDict dict_of(std::initializer_list<std::pair<const char*, const char*>> kv) {
-  OptionDict d;
-  for (const auto& [k, v] : kv) d.set(k, v);
-  return d;
-}
+using test::dict_of;
+using test::noise_pairs;
+using test::PicPair;
+using test::read_pairs;
 
 Result<std::unique_ptr<Extractor>> make(const OptionDict& d, const VideoFormat& f, Options* o = nullptr) {
-  const FeatureSpec& spec = float_adm_feature_spec();
-  TWINMAF_ASSIGN_OR_RETURN(Options opts, Options::parse(spec.name, spec.options, d));
-  if (o) *o = opts;
-  TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Extractor> ex, spec.create(opts));
-  TWINMAF_RETURN_IF_ERROR(ex->init(f));
-  return ex;
+  return test::make_extractor(float_adm_feature_spec(), d, f, o);
 }
 
 // The output columns of a run, in append order.
 std::vector<Collector::Column> run(const OptionDict& d, const std::vector<PicPair>& frames) {
-  auto ex = make(d, frames.at(0).first->format());
-  EXPECT_TRUE(ex.ok()) << ex.status().message();
-  if (!ex.ok()) return {};
-  Collector out;
-  for (unsigned i = 0; i < frames.size(); ++i) {
-    FrameInput in;
-    in.index = i;
-    in.ref = frames[i].first.get();
-    in.dis = frames[i].second.get();
-    auto t = (*ex)->make_terms();
-    EXPECT_TRUE((*ex)->compute(in, *t).ok());
-    EXPECT_TRUE((*ex)->finish(i, *t, out).ok());
-  }
-  return out.columns();
+  return test::run_extractor(float_adm_feature_spec(), d, frames);
 }
 
 // ---------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 // The built-in float models (libvmaf's enable_float list): they load, in
-// libvmaf's order, and their adm2/motion2 features resolve to float_adm and
-// float_motion under libvmaf's names; the vif features bind once float_vif is
-// registered (until then binding names the missing provider).
+// libvmaf's order, and their features resolve to float_adm, float_motion and
+// float_vif under libvmaf's names.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -30,34 +29,31 @@ TEST(FloatModels, FeaturesResolveToTheFloatExtractors) {
     ASSERT_TRUE(m.ok()) << m.status().message();
     EXPECT_EQ(m->is_collection(), std::string(v) == "vmaf_float_b_v0.6.3");
     const bool neg = std::string(v) == "vmaf_float_v0.6.1neg";
-    int adm = 0, motion = 0;
+    int adm = 0, motion = 0, vif = 0;
     for (const ModelFeature* f : m->features()) {
+      auto use = resolve_model_feature(*f, v, registry_provider);
+      ASSERT_TRUE(use.ok()) << use.status().message();
       if (f->name == "VMAF_feature_adm2_score") {
-        auto use = resolve_model_feature(*f, v, registry_provider);
-        ASSERT_TRUE(use.ok()) << use.status().message();
         EXPECT_EQ(use->extractor, "float_adm");
         EXPECT_EQ(use->collector_name, neg ? "adm2_egl_1" : "VMAF_feature_adm2_score");
         ++adm;
       } else if (f->name == "VMAF_feature_motion2_score") {
-        auto use = resolve_model_feature(*f, v, registry_provider);
-        ASSERT_TRUE(use.ok()) << use.status().message();
         EXPECT_EQ(use->extractor, "float_motion");
         EXPECT_EQ(use->collector_name, "VMAF_feature_motion2_score");
         ++motion;
       } else {
-        EXPECT_EQ(f->name.rfind("VMAF_feature_vif_scale", 0), 0u) << f->name;
+        ASSERT_EQ(f->name.rfind("VMAF_feature_vif_scale", 0), 0u) << f->name;
+        EXPECT_EQ(use->extractor, "float_vif");
+        const std::string scale = f->name.substr(std::string("VMAF_feature_").size(), 10);  // vif_scaleK
+        EXPECT_EQ(use->collector_name, neg ? scale + "_egl_1" : f->name);
+        ++vif;
       }
     }
     EXPECT_GE(adm, 1);
     EXPECT_EQ(adm, motion);
+    EXPECT_EQ(vif, 4 * adm);
     auto uses = m->bind(registry_provider);
-    if (find_feature_providing("VMAF_feature_vif_scale0_score")) {
-      EXPECT_TRUE(uses.ok()) << uses.status().message();
-    } else {
-      ASSERT_FALSE(uses.ok());
-      EXPECT_EQ(uses.status().message(),
-                std::string("model ") + v + ": no feature extractor provides 'VMAF_feature_vif_scale0_score'");
-    }
+    EXPECT_TRUE(uses.ok()) << uses.status().message();
   }
 }
 

@@ -420,13 +420,14 @@ TEST(FloatSsim, OptionsAndSpec) {
   auto o = Options::parse("float_ssim", spec.options, dict({{"scale", "3"}, {"enable_lcs", "true"}}));
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->feature_name("float_ssim"), "float_ssim");
-  // Registry: libvmaf's order float_ms_ssim, float_ssim, ... psnr.
+  // Registry: libvmaf's order float_ms_ssim, float_ssim, ciede, psnr.
   const auto& reg = feature_registry();
   const auto pos = [&](std::string_view n) {
     return std::find_if(reg.begin(), reg.end(), [&](const FeatureSpec* s) { return s->name == n; }) - reg.begin();
   };
   EXPECT_EQ(pos("float_ssim"), pos("float_ms_ssim") + 1);
-  EXPECT_EQ(pos("psnr"), pos("float_ssim") + 1);
+  EXPECT_EQ(pos("ciede"), pos("float_ssim") + 1);
+  EXPECT_EQ(pos("psnr"), pos("ciede") + 1);
   EXPECT_EQ(find_feature_providing("float_ssim"), &spec);
   auto ex = spec.create(*o);
   ASSERT_TRUE(ex.ok());

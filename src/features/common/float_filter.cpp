@@ -2,8 +2,11 @@
 // float_filter.h).
 #include "features/common/float_filter.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+
+#include "core/options.h"
 
 namespace twinmaf {
 
@@ -41,6 +44,12 @@ bool kernelscale_is_valid(float kernelscale) {
   return false;
 }
 
+std::string kernelscales_text() {
+  std::string text;
+  for (float v : kKernelscales) text += (text.empty() ? "" : ", ") + format_g(v);
+  return text;
+}
+
 int gaussian_filter_size(int scale, float kernelscale) {
   TWINMAF_DASSERT(scale >= 0 && scale <= 4);
   const int n = (1 << (4 - scale)) + 1;
@@ -64,6 +73,33 @@ std::vector<float> gaussian_taps(int size, float stdev) {
 std::vector<float> vif_gaussian_filter(int scale, float kernelscale) {
   const int size = gaussian_filter_size(scale, kernelscale);
   return gaussian_taps(size, static_cast<float>(size) / 5.0f);
+}
+
+void filter_horizontal(std::span<const float> taps, int w, int step, const float* acc, float* out) {
+  const int fw = static_cast<int>(taps.size());
+  const int r = fw / 2;
+  TWINMAF_DASSERT(fw % 2 == 1 && step >= 1 && r <= w - 1);
+  const int ow = w / step;
+  // Outputs whose taps stay inside the row: [lo, hi).
+  const int lo = (r + step - 1) / step;
+  const int hi = std::min(ow, (w - 1 - r) / step + 1);
+  for (int ox = 0; ox < ow; ++ox) {
+    if (ox >= lo && ox < hi) continue;
+    const int x = ox * step;
+    float a = 0;
+    for (int k = 0; k < fw; ++k) a += taps[k] * acc[reflect101(x - r + k, w)];
+    out[ox] = a;
+  }
+  for (int ox = lo; ox < hi; ++ox) out[ox] = 0;
+  for (int k = 0; k < fw; ++k) {
+    const float t = taps[k];
+    const float* in = acc + k - r;
+    if (step == 1) {
+      for (int ox = lo; ox < hi; ++ox) out[ox] += t * in[ox];  // contiguous: vectorises
+    } else {
+      for (int ox = lo; ox < hi; ++ox) out[ox] += t * in[ox * step];
+    }
+  }
 }
 
 void filter_plane(std::span<const float> taps, const float* src, std::ptrdiff_t src_stride, int w,

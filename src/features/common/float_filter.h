@@ -1,6 +1,5 @@
 // Float Gaussian filters and the separable float convolution of libvmaf's
-// float features (speed_chroma and speed_temporal; float_vif uses the same
-// pieces).
+// float features (speed_chroma, speed_temporal and float_vif).
 //
 // Reference: libvmaf f85a8536 feature/vif_tools.{c,h} (valid_kernelscales,
 // vif_validate_kernelscale, vif_get_filter_size, vif_get_filter,
@@ -32,9 +31,9 @@
 //   rows decimation drops (the vertical pass still covers every column).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "base/assert.h"
@@ -45,6 +44,8 @@ namespace twinmaf {
 // libvmaf's accepted kernel scales, in its order.
 std::span<const float> valid_kernelscales();
 bool kernelscale_is_valid(float kernelscale);
+// The accepted values as "%g" texts, comma-separated (for error messages).
+std::string kernelscales_text();
 
 // Taps of the Gaussian filter of scale 0..4 (libvmaf's vif_get_filter_size).
 int gaussian_filter_size(int scale, float kernelscale);
@@ -55,51 +56,51 @@ std::vector<float> gaussian_taps(int size, float stdev);
 // The filter of one VIF scale: gaussian_taps(size, size / 5.0f).
 std::vector<float> vif_gaussian_filter(int scale, float kernelscale);
 
-// Separable reflect-101 filter of a w x h image given row by row:
-// rows(y, buf) returns a pointer to the w floats of row y (its own storage,
-// or buf, w floats of scratch, filled). Writes dst[y * dst_stride + x] for
-// y < h / step, x < w / step: the filtered image at (y * step, x * step).
-// `scratch` holds 2 * w floats. Requires taps.size() odd and
+// The two passes of a separable reflect-101 filter of a w x h image, for one
+// output row. Each output is libvmaf's sum, tap by tap from +0, in tap order;
+// the loops run over taps outside and samples inside (so they vectorise),
+// which keeps every output's own order. Requires taps.size() odd and
 // taps.size() / 2 <= min(w, h) - 1.
 //
-// Each output is libvmaf's sum, tap by tap from +0, in tap order; the loops
-// run over taps outside and samples inside (so they vectorise), which keeps
-// every output's own order.
+// Vertical pass at row y < h: acc[x] = sum over k of taps[k] *
+// rows(reflect101(y - r + k, h))[x] for x < w, r = taps.size() / 2, where
+// rows(y, buf) returns a pointer to the w floats of row y (its own storage,
+// or buf, w floats of scratch, filled).
+template <class Rows>
+void filter_vertical(std::span<const float> taps, int w, int h, int y, const Rows& rows, float* acc, float* buf) {
+  const int fw = static_cast<int>(taps.size());
+  const int r = fw / 2;
+  TWINMAF_DASSERT(fw % 2 == 1 && r <= h - 1 && y < h);
+  for (int x = 0; x < w; ++x) acc[x] = 0;
+  for (int k = 0; k < fw; ++k) {
+    const float* src = rows(reflect101(y - r + k, h), buf);
+    const float t = taps[k];
+    for (int x = 0; x < w; ++x) acc[x] += t * src[x];
+  }
+}
+
+// Horizontal pass of a vertical pass's row acc (w floats): out[ox] = sum over
+// k of taps[k] * acc[reflect101(ox * step - r + k, w)] for ox < w / step.
+void filter_horizontal(std::span<const float> taps, int w, int step, const float* acc, float* out);
+
+// Output row oy of the separable filter of a w x h image given row by row
+// (rows as for filter_vertical): out[ox] for ox < w / step is the filtered
+// image at (oy * step, ox * step). `scratch` holds 2 * w floats. Requires
+// oy * step < h.
+template <class Rows>
+void filter_separable_row(std::span<const float> taps, int w, int h, int step, int oy, const Rows& rows,
+                          float* out, float* scratch) {
+  filter_vertical(taps, w, h, oy * step, rows, scratch, scratch + w);
+  filter_horizontal(taps, w, step, scratch, out);
+}
+
+// Every output row of filter_separable_row: writes dst[oy * dst_stride + ox]
+// for oy < h / step, ox < w / step.
 template <class Rows>
 void filter_separable(std::span<const float> taps, int w, int h, int step, const Rows& rows,
                       float* dst, std::ptrdiff_t dst_stride, float* scratch) {
-  const int fw = static_cast<int>(taps.size());
-  const int r = fw / 2;
-  TWINMAF_DASSERT(fw % 2 == 1 && step >= 1 && r <= w - 1 && r <= h - 1);
-  float* acc = scratch;
-  float* buf = scratch + w;
-  const int ow = w / step;
-  // Outputs whose horizontal taps stay inside the row: [lo, hi).
-  const int lo = (r + step - 1) / step;
-  const int hi = std::min(ow, (w - 1 - r) / step + 1);
-  for (int oy = 0; oy < h / step; ++oy) {
-    const int y = oy * step;
-    for (int x = 0; x < w; ++x) acc[x] = 0;
-    for (int k = 0; k < fw; ++k) {
-      const float* src = rows(reflect101(y - r + k, h), buf);
-      const float t = taps[k];
-      for (int x = 0; x < w; ++x) acc[x] += t * src[x];
-    }
-    float* out = dst + oy * dst_stride;
-    for (int ox = 0; ox < ow; ++ox) {
-      if (ox >= lo && ox < hi) continue;
-      const int x = ox * step;
-      float a = 0;
-      for (int k = 0; k < fw; ++k) a += taps[k] * acc[reflect101(x - r + k, w)];
-      out[ox] = a;
-    }
-    for (int ox = lo; ox < hi; ++ox) out[ox] = 0;
-    for (int k = 0; k < fw; ++k) {
-      const float t = taps[k];
-      const float* in = acc + k - r;
-      for (int ox = lo; ox < hi; ++ox) out[ox] += t * in[ox * step];
-    }
-  }
+  for (int oy = 0; oy < h / step; ++oy)
+    filter_separable_row(taps, w, h, step, oy, rows, dst + oy * dst_stride, scratch);
 }
 
 // filter_separable of a float image (stride in floats), step 1.

@@ -1,26 +1,21 @@
 // picture_copy's conversion (contract: float_picture.h).
 #include "features/common/float_picture.h"
 
-#include <cstdint>
-
 namespace twinmaf {
 
-void float_picture_plane(const PlaneView& plane, int bpc, int offset, float* dst, std::ptrdiff_t dst_stride) {
-  const auto off = static_cast<float>(offset);
-  if (bpc == 8) {
-    for (int i = 0; i < plane.h; ++i) {
-      const uint8_t* s = plane.row<uint8_t>(i);
-      float* d = dst + i * dst_stride;
-      for (int j = 0; j < plane.w; ++j) d[j] = static_cast<float>(s[j]) + off;
-    }
-    return;
+void float_picture_row(const PlaneView& v, int bpc, int y, float offset, float* out) {
+  const float scale = float_picture_scale(bpc);
+  if (bpc > 8) {
+    const uint16_t* s = v.row<uint16_t>(y);
+    for (int x = 0; x < v.w; ++x) out[x] = float_picture_sample(s[x], scale, offset);
+  } else {
+    const uint8_t* s = v.row<uint8_t>(y);
+    for (int x = 0; x < v.w; ++x) out[x] = float_picture_sample(s[x], scale, offset);
   }
-  const float scaler = bpc == 10 ? 4.0f : (bpc == 12 ? 16.0f : 256.0f);
-  for (int i = 0; i < plane.h; ++i) {
-    const uint16_t* s = plane.row<uint16_t>(i);
-    float* d = dst + i * dst_stride;
-    for (int j = 0; j < plane.w; ++j) d[j] = static_cast<float>(s[j]) / scaler + off;
-  }
+}
+
+void float_picture_plane(const PlaneView& v, int bpc, float offset, float* dst, std::ptrdiff_t dst_stride) {
+  for (int y = 0; y < v.h; ++y) float_picture_row(v, bpc, y, offset, dst + y * dst_stride);
 }
 
 }  // namespace twinmaf

@@ -1,16 +1,16 @@
-// One plane of a picture as the float samples libvmaf's float extractors see
-// (libvmaf f85a8536 feature/picture_copy.c, picture_copy):
-//   bpc 8:          (float)s + offset
-//   bpc 10, 12, 16: (float)s / 4, 16, 256 (a float division) + offset
-// both in float arithmetic, offset an int converted to float. At these depths
-// every value is exact except the division by a power of two, which is exact
-// too, so the result is s * 2^(8-bpc) + offset rounded once to float.
-// libvmaf converts no other depth: it reads the 16-bit samples of 9, 11 and
-// 13..15 bit pictures as bytes. Callers refuse those depths
-// (float_picture_depth_ok).
+// Samples as libvmaf's float extractors see them (libvmaf f85a8536
+// feature/picture_copy.c): sample s of an 8-bit plane becomes (float)s +
+// offset, of a 10-, 12- or 16-bit plane (float)s / 2^(bpc-8) + offset, in
+// float arithmetic (offset an integer: 0 or -128). The division by a power of
+// two is exact (and dividing by 1 at 8 bit changes nothing), so each value is
+// s * 2^(8-bpc) + offset rounded once to float. Only bpc 8, 10, 12 and 16 are
+// defined: libvmaf reads the 16-bit samples of other depths as bytes, and the
+// float features refuse them (float_picture_depth_ok). One definition for
+// every float feature (float_*, ssim, speed, ...).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "twinmaf/picture.h"
 
@@ -19,8 +19,26 @@ namespace twinmaf {
 // The depths picture_copy converts.
 constexpr bool float_picture_depth_ok(int bpc) { return bpc == 8 || bpc == 10 || bpc == 12 || bpc == 16; }
 
-// plane (plane.w x plane.h samples of depth bpc, float_picture_depth_ok) into
-// dst, rows dst_stride floats apart.
-void float_picture_plane(const PlaneView& plane, int bpc, int offset, float* dst, std::ptrdiff_t dst_stride);
+// 2^(bpc-8): libvmaf's divisor of the samples.
+inline float float_picture_scale(int bpc) { return static_cast<float>(1 << (bpc - 8)); }
+
+// One sample, scale = float_picture_scale(bpc).
+inline float float_picture_sample(uint32_t s, float scale, float offset) {
+  return static_cast<float>(s) / scale + offset;
+}
+
+// Row y of plane v as floats: out[x] for x < v.w.
+void float_picture_row(const PlaneView& v, int bpc, int y, float offset, float* out);
+
+// The whole plane into dst, rows dst_stride floats apart.
+void float_picture_plane(const PlaneView& v, int bpc, float offset, float* dst, std::ptrdiff_t dst_stride);
+
+// The peak and PSNR ceiling of libvmaf's float_psnr and float_ansnr:
+// peak = (2^bpc - 1) / 2^(bpc-8) (255, 255.75, 255.9375, 255.99609375; exact)
+// and 6 bpc + 12 dB (60, 72, 84, 108).
+inline double float_picture_peak(int bpc) {
+  return static_cast<double>((1 << bpc) - 1) / static_cast<double>(1 << (bpc - 8));
+}
+inline double float_picture_psnr_max(int bpc) { return 6.0 * bpc + 12.0; }
 
 }  // namespace twinmaf

@@ -44,6 +44,18 @@ enum class ResampleMethod : uint8_t { kNearest, kBilinear, kBicubic, kLanczos4 }
 std::optional<ResampleMethod> parse_resample_method(std::string_view name);
 inline constexpr std::string_view kResampleMethodNames = "nearest, bilinear, bicubic, lanczos4";
 
+// The smallest source side `method` reads inside of (the sizes above; any
+// side for nearest).
+constexpr int resample_min_source(ResampleMethod method) {
+  switch (method) {
+    case ResampleMethod::kNearest: return 1;
+    case ResampleMethod::kBilinear: return 2;
+    case ResampleMethod::kBicubic: return 3;
+    case ResampleMethod::kLanczos4: return 6;
+  }
+  return 6;
+}
+
 // Strides in floats.
 void resample_plane(ResampleMethod method, const float* src, std::ptrdiff_t src_stride, int sw,
                     int sh, float* dst, std::ptrdiff_t dst_stride, int dw, int dh);

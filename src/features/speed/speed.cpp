@@ -2,6 +2,8 @@
 // finish turning bands into libvmaf's scores (contract: speed.h).
 #include "features/speed/speed.h"
 
+#include "features/common/float_picture.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -76,25 +78,17 @@ Result<SpeedParams> params_from(std::string_view feature, const Options& o, bool
     TWINMAF_FAIL(kInvalidArgument, "{}: speed_prescale_method '{}' is not one of {}", feature,
                  method, kResampleMethodNames);
   p.prescale_method = *m;
-  if (!kernelscale_is_valid(static_cast<float>(p.kernelscale))) {
-    std::string valid;
-    for (float v : valid_kernelscales()) valid += (valid.empty() ? "" : ", ") + format_g(v);
+  if (!kernelscale_is_valid(static_cast<float>(p.kernelscale)))
     TWINMAF_FAIL(kInvalidArgument,
                  "{}: speed_kernelscale {} is not one of libvmaf's ({}, within 1e-3)", feature,
-                 format_g(p.kernelscale), valid);
-  }
+                 format_g(p.kernelscale), kernelscales_text());
   return p;
 }
 
-// libvmaf's picture_copy divisors; it reads other depths as 8-bit samples.
+// libvmaf's picture_copy divisor (features/common/float_picture.h); it reads
+// other depths as 8-bit samples.
 Result<float> sample_divisor(std::string_view feature, int bpc) {
-  switch (bpc) {
-    case 8: return 1.0f;
-    case 10: return 4.0f;
-    case 12: return 16.0f;
-    case 16: return 256.0f;
-    default: break;
-  }
+  if (float_picture_depth_ok(bpc)) return float_picture_scale(bpc);
   TWINMAF_FAIL(kUnsupported,
                "{}: bit depth {} is not supported (8, 10, 12 or 16; libvmaf's float conversion "
                "reads other depths as 8-bit samples)",

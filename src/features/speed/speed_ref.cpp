@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "features/common/float_filter.h"
+#include "features/common/float_picture.h"
 #include "features/common/float_resample.h"
 #include "features/speed/speed.h"
 
@@ -12,15 +13,15 @@ namespace twinmaf {
 
 namespace {
 
-// libvmaf's picture_copy with offset -128: (float)sample / d + (-128), row by
-// row (a row source of filter_separable).
+// libvmaf's picture_copy with offset -128 (features/common/float_picture.h),
+// row by row (a row source of filter_separable).
 template <typename T>
 struct PlaneRows {
   const PlaneView& p;
   float divisor;
   const float* operator()(int y, float* buf) const {
     const T* s = p.row<T>(y);
-    for (int x = 0; x < p.w; ++x) buf[x] = static_cast<float>(s[x]) / divisor + -128.0f;
+    for (int x = 0; x < p.w; ++x) buf[x] = float_picture_sample(s[x], divisor, -128.0f);
     return buf;
   }
 };
@@ -36,8 +37,7 @@ struct DifferenceRows {
     const T* a = prev.row<T>(y);
     const T* b = cur.row<T>(y);
     for (int x = 0; x < prev.w; ++x)
-      buf[x] = (static_cast<float>(a[x]) / divisor + -128.0f) -
-               (static_cast<float>(b[x]) / divisor + -128.0f);
+      buf[x] = float_picture_sample(a[x], divisor, -128.0f) - float_picture_sample(b[x], divisor, -128.0f);
     return buf;
   }
 };

@@ -35,6 +35,8 @@
 
 #include "features/ssim/ssim.h"
 
+#include "features/common/float_picture.h"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TWINMAF_SSIM_X86 1
 #else
@@ -259,22 +261,7 @@ bool ssim_select_cpu_variant(SsimCpuVariant v) {
 }
 
 void ssim_load_ref(const PlaneView& plane, int bpc, float* out) {
-  const int w = plane.w;
-  if (bpc == 8) {
-    for (int y = 0; y < plane.h; ++y) {
-      const uint8_t* row = plane.row<uint8_t>(y);
-      float* o = out + static_cast<ptrdiff_t>(y) * w;
-      for (int x = 0; x < w; ++x) o[x] = static_cast<float>(row[x]);
-    }
-    return;
-  }
-  // 10, 12, 16 bit (init refuses the rest): a division by 4, 16, 256.
-  const float scaler = bpc == 10 ? 4.0f : (bpc == 12 ? 16.0f : 256.0f);
-  for (int y = 0; y < plane.h; ++y) {
-    const uint16_t* row = plane.row<uint16_t>(y);
-    float* o = out + static_cast<ptrdiff_t>(y) * w;
-    for (int x = 0; x < w; ++x) o[x] = static_cast<float>(row[x]) / scaler;
-  }
+  float_picture_plane(plane, bpc, 0.0f, out, plane.w);  // no offset: x + 0.0f == x for x >= +0
 }
 
 void ssim_box_kernel(int f, float* kernel) {

@@ -1,0 +1,79 @@
+// ciede extractor and the shared finish (the contract is in ciede.h).
+#include "features/ciede/ciede.h"
+
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace twinmaf {
+
+namespace {
+
+class Ciede final : public Extractor {
+ public:
+  Status init(const VideoFormat& fmt) override {
+    if (fmt.fmt == PixFmt::k400)
+      TWINMAF_FAIL(kUnsupported, "ciede: pixel format 400 is not supported (needs chroma)");
+    if (fmt.bpc != 8 && fmt.bpc != 10 && fmt.bpc != 12 && fmt.bpc != 16)
+      TWINMAF_FAIL(kUnsupported, "ciede: bit depth {} is not supported (8, 10, 12 or 16)", fmt.bpc);
+    w_ = fmt.w;
+    h_ = fmt.h;
+    bpc_ = fmt.bpc;
+    return ok_status();
+  }
+
+  FeatureNeeds needs() const override { return {.ref = Planes::kAll, .dis = Planes::kAll}; }
+  std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<CiedeTerms>(); }
+
+  Status compute(const FrameInput& in, FrameTerms& terms) const override {
+    // Frames run concurrently; each borrows a Lab cache, which keeps its
+    // colours from frame to frame.
+    std::unique_ptr<CiedeLabCache> labs;
+    {
+      std::lock_guard<std::mutex> lock(caches_mu_);
+      if (!idle_caches_.empty()) {
+        labs = std::move(idle_caches_.back());
+        idle_caches_.pop_back();
+      }
+    }
+    if (!labs) labs = std::make_unique<CiedeLabCache>(bpc_, static_cast<size_t>(w_) * static_cast<size_t>(h_));
+    down_cast<CiedeTerms&>(terms).de00_sum = ciede_sum_ref(*in.ref, *in.dis, *labs);
+    std::lock_guard<std::mutex> lock(caches_mu_);
+    idle_caches_.push_back(std::move(labs));
+    return ok_status();
+  }
+
+  Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
+    return out.append("ciede2000", index, ciede_score(down_cast<const CiedeTerms&>(terms).de00_sum, w_, h_));
+  }
+
+ private:
+  int w_ = 0;
+  int h_ = 0;
+  int bpc_ = 8;
+  mutable std::mutex caches_mu_;
+  mutable std::vector<std::unique_ptr<CiedeLabCache>> idle_caches_;
+};
+
+}  // namespace
+
+double ciede_score(double de00_sum, int w, int h) {
+  // libvmaf divides by the unsigned product w * h converted to double.
+  const unsigned n = static_cast<unsigned>(w) * static_cast<unsigned>(h);
+  return 45. - 20. * std::log10(de00_sum / n);
+}
+
+const FeatureSpec& ciede_feature_spec() {
+  static const FeatureSpec spec{
+      .name = "ciede",
+      .options = {},
+      .provided = {"ciede2000"},
+      .create = [](const Options&) -> Result<std::unique_ptr<Extractor>> {
+        return std::unique_ptr<Extractor>(std::make_unique<Ciede>());
+      },
+  };
+  return spec;
+}
+
+}  // namespace twinmaf
