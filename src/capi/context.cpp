@@ -155,12 +155,19 @@ extern "C" int vmaf_use_feature(VmafContext* vmaf, const char* feature_name, Vma
     if (!is_live(vmaf) || !feature_name) return -EINVAL;
     if (opts_dict && !live<VmafFeatureDictionary>().contains(opts_dict)) return -EINVAL;
     if (vmaf->opened) return fail("vmaf_use_feature", "features are registered before pictures are read");
+    if (!has_feature(feature_name))
+      return fail("vmaf_use_feature", fmt::format("no feature extractor is named '{}'", feature_name));
+    // libvmaf's ownership: a known extractor consumes the dictionary, even
+    // when its options are then refused.
+    OptionList options;
+    if (opts_dict) {
+      options = std::move(opts_dict->entries);
+      (void)vmaf_feature_dictionary_free(&opts_dict);
+    }
     auto s = scorer_of(vmaf);
     if (!s.ok()) return fail("vmaf_use_feature", s.status());
-    const Status st = (*s)->use_feature(feature_name, opts_dict ? opts_dict->entries : OptionList{});
-    if (!st.ok()) return fail("vmaf_use_feature", st);
-    if (opts_dict) (void)vmaf_feature_dictionary_free(&opts_dict);
-    return 0;
+    const Status st = (*s)->use_feature(feature_name, options);
+    return st.ok() ? 0 : fail("vmaf_use_feature", st);
   });
 }
 

@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "io/ffmpeg_source.h"
 #include "io/file_reader.h"
 #include "io/raw_source.h"
 #include "io/y4m_source.h"
-#if TWINMAF_HAVE_FFMPEG
-#include "io/ffmpeg_source.h"
-#endif
 
 namespace twinmaf {
 
@@ -77,12 +75,7 @@ Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
   if (has_extension(path, {"yuv"}) || !file.seekable() || path == "-")
     TWINMAF_FAIL(kBadInput, "{}: {} needs -w/--width, -h/--height, -p/--pixel_format and -b/--bitdepth", path,
                  file.seekable() ? "raw YUV" : "a stream that is not Y4M (raw YUV)");
-#if TWINMAF_HAVE_FFMPEG
   return open_ffmpeg_source(path);
-#else
-  TWINMAF_FAIL(kUnsupported, "{}: not a Y4M file; containers need FFmpeg, which this build lacks (raw YUV needs "
-               "-w -h -p -b)", path);
-#endif
 }
 
 }  // namespace twinmaf

@@ -127,8 +127,12 @@ int main(int argc, char **argv)
     CHECK(vmaf_use_feature(vmaf, "no_such_feature", NULL), -EINVAL, SHARED);
     d = NULL;
     vmaf_feature_dictionary_set(&d, "enable_chroma", "maybe");
-    CHECK(vmaf_use_feature(vmaf, "psnr", d), -EINVAL, OURS); /* libvmaf frees d on this failure */
-    vmaf_feature_dictionary_free(&d);
+    CHECK(vmaf_use_feature(vmaf, "psnr", d), -EINVAL, SHARED); /* not a bool */
+    /* d was consumed (as libvmaf does once the extractor is known). */
+    d = NULL;
+    vmaf_feature_dictionary_set(&d, "enable_chroma", "false");
+    CHECK(vmaf_use_feature(vmaf, "no_such_feature", d), -EINVAL, SHARED);
+    CHECK(vmaf_feature_dictionary_free(&d), 0, SHARED); /* an unknown name leaves d to the caller */
     CHECK(vmaf_use_features_from_model(NULL, model), -EINVAL, SHARED);
     CHECK(vmaf_use_features_from_model(vmaf, NULL), -EINVAL, SHARED);
     CHECK(vmaf_use_features_from_model_collection(vmaf, NULL), -EINVAL, SHARED);

@@ -11,8 +11,8 @@ stored names, vmaf_score_at_index) and every pooled value
 .hp17g.json values (==). Then the libvmaf CLI's own runs are replayed through
 the C API (same models, features and threads) and the JSON that
 vmaf_write_output writes must equal libvmaf's .json byte for byte, apart
-from the version and fps lines. With --collections, a bootstrap collection
-(vmaf_b_v0.6.3) against the oracle's recording there.
+from the version and fps lines. With --collections (the oracle's runs), its
+bootstrap-collection runs (vmaf_float_b_v0.6.3) on the small pairs.
 
 Exit 1 on any difference; prints the counts compared.
 """
@@ -49,6 +49,14 @@ class Check:
         self.args = args
         self.values = 0
         self.files = 0
+        self.collection_runs = 0
+        # Clips cut short in the repository: name -> frames (frames.tsv).
+        self.cut = {}
+        with open(os.path.join(args.clips, "frames.tsv")) as f:
+            for line in f:
+                name, n = line.split()
+                if n != "all":
+                    self.cut[name] = int(n)
         self.failures = []
 
     def fail(self, label, msg):
@@ -74,21 +82,31 @@ class Check:
         if float(ours) != gold and not (gold != gold and float(ours) != float(ours)):
             self.fail(label, f"{ours} != libvmaf {gold!r}")
 
-    def input_args(self, pair):
-        tokens = shlex.split(open(os.path.join(self.args.runs, pair, "vmaf_v0.6.1.cmd")).readline())
+    def pair_args(self, pair):
+        return self.input_args(os.path.join(self.args.runs, pair, "vmaf_v0.6.1.cmd"))
+
+    def input_args(self, cmd):
+        """The inputs of a recorded libvmaf run (its .cmd file)."""
+        tokens = shlex.split(open(cmd).readline())
         arg = lambda flag: tokens[tokens.index(flag) + 1]
         clips = self.args.clips
         return [os.path.join(clips, arg("-r")), os.path.join(clips, arg("-d")), arg("-w"), arg("-h"), arg("-p"),
                 arg("-b")]
 
-    def compare_run(self, label, out, gold, model_names):
-        """Every value of a golden run: per frame, pooled."""
+    def compare_run(self, label, out, gold, model_names, limit=None):
+        """Every value of a golden run: per frame, pooled. On clips cut to
+        `limit` frames: the frames before the last (whose temporal values
+        cannot depend on later frames), nothing pooled."""
         for frame in gold["frames"]:
             i = frame["frameNum"]
+            if limit is not None and i >= limit - 1:
+                continue
             for name, v in frame["metrics"].items():
                 key = ("model", model_names[name], str(i)) if name in model_names else \
                     ("feature", STORED.get(name, name), str(i))
                 self.same(f"{label} frame {i} {name}", out.get(key), v)
+        if limit is not None:
+            return
         for name, pooled in gold["pooled_metrics"].items():
             for method in POOLS:
                 key = ("model_pooled", model_names[name], method) if name in model_names else \
@@ -109,7 +127,7 @@ class Check:
             argv.append("-p")
         for n in sorted(names):
             argv += ["-q", STORED.get(n, n)]
-        out = self.run(argv + self.input_args(pair))
+        out = self.run(argv + self.pair_args(pair))
         self.compare_run(f"{pair}/vmaf_v0.6.1", out, gold["vmaf_v0.6.1"], {"vmaf": "vmaf"})
         self.compare_run(f"{pair}/vmaf_v1.0.16_3d0h", out, gold["vmaf_v1.0.16_3d0h"], {"vmaf": "vmaf_v1016"})
         self.compare_run(f"{pair}/psnr_mse_apsnr", out, gold["psnr_mse_apsnr"], {})
@@ -120,7 +138,7 @@ class Check:
         threads = tokens[tokens.index("--threads") + 1] if "--threads" in tokens else "0"
         with tempfile.TemporaryDirectory() as tmp:
             prefix = os.path.join(tmp, "out")
-            self.run(["-t", threads, "-o", prefix] + argv + self.input_args(pair))
+            self.run(["-t", threads, "-o", prefix] + argv + self.pair_args(pair))
             mask = lambda text: re.sub(r'^  "(version|fps)": .*$', "", text, flags=re.M)
             ours = open(prefix + ".json").read()
             gold = open(os.path.join(self.args.runs, pair, kind + ".json")).read()
@@ -132,22 +150,29 @@ class Check:
                     self.fail(f"{pair}/{kind}.{ext}", "empty")
 
     def collections(self):
-        for path in sorted(os.listdir(self.args.collections)):
-            if not path.endswith(".hp17g.json"):
-                continue
-            base = os.path.join(self.args.collections, path[: -len(".hp17g.json")])
-            tokens = shlex.split(open(base + ".cmd").readline())
-            pair = os.path.basename(base).split(".")[0]
-            gold = json.load(open(base + ".hp17g.json"))
-            version = re.search(r"version=([^:\s]+)", " ".join(tokens)).group(1)
-            names = set()
-            for frame in gold["frames"]:
-                names.update(n for n in frame["metrics"] if n != "vmaf")
-            argv = ["-c", f"version:{version}:vmaf"]
-            for n in sorted(names):
-                argv += ["-q", STORED.get(n, n)]
-            out = self.run(argv + self.input_args(pair))
-            self.compare_run(f"{pair}/{version}", out, gold, {"vmaf": "vmaf"})
+        """The oracle's bootstrap-collection runs on small pairs (at most
+        576x324): main model, members, statistics, per frame and pooled."""
+        for pair in sorted(os.listdir(self.args.collections)):
+            for cmd in sorted(os.listdir(os.path.join(self.args.collections, pair))):
+                m = re.fullmatch(r"(vmaf\w*_b_v[\d.]+)\.cmd", cmd)
+                if not m:
+                    continue
+                base = os.path.join(self.args.collections, pair, m.group(1))
+                args = self.input_args(base + ".cmd")
+                if int(args[2]) * int(args[3]) > 576 * 324:
+                    continue
+                limits = [self.cut.get(os.path.basename(a)) for a in args[:2]]
+                limit = min((n for n in limits if n is not None), default=None)
+                gold = json.load(open(base + ".hp17g.json"))
+                names = set()
+                for frame in gold["frames"]:
+                    names.update(n for n in frame["metrics"] if n != "vmaf")
+                argv = ["-c", f"version:{m.group(1)}:vmaf"]
+                for n in sorted(names):
+                    argv += ["-q", STORED.get(n, n)]
+                out = self.run(argv + args)
+                self.compare_run(f"{pair}/{m.group(1)}", out, gold, {"vmaf": "vmaf"}, limit)
+                self.collection_runs += 1
 
 
 def main():
@@ -165,9 +190,12 @@ def main():
         c.cli_file(pair, "psnr_mse_apsnr", ["-f", "psnr,enable_mse=true,enable_apsnr=true"])
     if args.collections:
         c.collections()
-    print(f"capi: {len(CASES)} pairs, {c.values} values ==, {c.files} files byte-compared, "
-          f"{len(c.failures)} failures")
-    return 1 if c.failures else 0
+    print(f"capi: {len(CASES)} pairs, {c.collection_runs} collection runs, {c.values} values ==, "
+          f"{c.files} files byte-compared, {len(c.failures)} failures")
+    if args.collections and not c.collection_runs:
+        print("capi: no collection run found", file=sys.stderr)
+        return 1
+    return 1 if c.failures or not c.values else 0
 
 
 if __name__ == "__main__":
