@@ -25,8 +25,9 @@ typedef struct VmafCudaConfiguration {
 } VmafCudaConfiguration;
 
 /**
- * Creates a CUDA state in *cu_state (freed by the vmaf_close() of the
- * context it is imported into, or leaked if never imported, as in libvmaf).
+ * Creates a CUDA state in *cu_state, freed by the vmaf_close() of the last
+ * context it was imported into (never freed if never imported: libvmaf has
+ * no call for it).
  *
  * @return 0; -EINVAL if cu_state is NULL, no CUDA device is usable or
  *         cu_ctx is not a valid context; -ENOMEM.
@@ -34,11 +35,13 @@ typedef struct VmafCudaConfiguration {
 int vmaf_cuda_state_init(VmafCudaState **cu_state, VmafCudaConfiguration cfg);
 
 /**
- * Lets the context compute on the state's device: extractors registered
- * after this call run on the GPU where they have a CUDA twin (unless the
- * context's gpumask is set).
+ * Lets the context compute on the state's device: made before the first
+ * registration (vmaf_use_feature(), vmaf_use_features_from_model()), every
+ * feature with a CUDA twin runs on the GPU, unless the context's gpumask is
+ * set; made later, all stay on the CPU.
  *
- * @return 0; -EINVAL if an argument is NULL or invalid.
+ * @return 0; -EINVAL if an argument is NULL or invalid, or the context has
+ *         another state.
  */
 int vmaf_cuda_import_state(VmafContext *vmaf, VmafCudaState *cu_state);
 

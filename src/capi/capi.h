@@ -196,9 +196,12 @@ struct VmafModelCollection {
   twinmaf::ModelHandle members;
 };
 
+// Freed by the vmaf_close() of the last context it was imported into (one
+// never imported lives on, as in libvmaf, which has no call to free it).
 struct VmafCudaState {
   int device = 0;          // CUDA device index
   void* cu_ctx = nullptr;  // the caller's CUcontext (null: the primary one)
+  unsigned imports = 0;    // contexts it is imported into
 };
 
 struct VmafContext {
@@ -206,8 +209,7 @@ struct VmafContext {
   // Created by the first call that registers, imports, reads or scores, so
   // that an imported CUDA state decides the backend.
   std::unique_ptr<twinmaf::Scorer> scorer;
-  VmafCudaState cuda{};
-  bool cuda_imported = false;
+  VmafCudaState* cuda = nullptr;  // the imported state
   bool opened = false;  // pictures were read: registration is over
   bool flushed = false;
   unsigned read = 0;  // picture pairs read

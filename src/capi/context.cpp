@@ -21,8 +21,8 @@ Result<Scorer*> scorer_of(VmafContext* v) {
     ScorerConfig cfg;
     cfg.threads = v->cfg.n_threads;
     cfg.subsample = v->cfg.n_subsample;
-    cfg.backend = v->cuda_imported && !v->cfg.gpumask ? Backend::kAuto : Backend::kCpu;
-    cfg.gpu = v->cuda.device;
+    cfg.backend = v->cuda && !v->cfg.gpumask ? Backend::kAuto : Backend::kCpu;
+    cfg.gpu = v->cuda ? v->cuda->device : 0;
     Result<std::unique_ptr<Scorer>> s = Scorer::create(std::move(cfg));
     if (!s.ok()) return s.status();
     v->scorer = std::move(*s);
@@ -98,11 +98,13 @@ using namespace twinmaf;
 using namespace twinmaf::capi;
 
 VmafContext::~VmafContext() {
+  scorer.reset();  // the frame loop may use the device buffers
   for (VmafRef* b : cuda_ring) {
     VmafPicture pic;
     expose(b, &pic);
     (void)unref(&pic);
   }
+  if (cuda && --cuda->imports == 0 && live<VmafCudaState>().remove(cuda)) delete cuda;
 }
 
 extern "C" int vmaf_init(VmafContext** vmaf, VmafConfiguration cfg) {

@@ -135,15 +135,16 @@ extern "C" int vmaf_cuda_state_init(VmafCudaState** cu_state, VmafCudaConfigurat
 extern "C" int vmaf_cuda_import_state(VmafContext* vmaf, VmafCudaState* cu_state) {
   return guarded("vmaf_cuda_import_state", [&] {
     if (!live<VmafContext>().contains(vmaf) || !live<VmafCudaState>().contains(cu_state)) return -EINVAL;
-    if (vmaf->scorer) {
-      // libvmaf keeps features registered before the import on the CPU; the
-      // context's backend was decided by its first registration.
+    if (vmaf->cuda == cu_state) return 0;
+    if (vmaf->cuda) return fail("vmaf_cuda_import_state", "the context has a CUDA state already");
+    // The backend is decided when the context's scorer is made, by its first
+    // registration: libvmaf too keeps extractors registered before the
+    // import on the CPU.
+    if (vmaf->scorer)
       twinmaf::capi::log(VMAF_LOG_LEVEL_WARNING,
-                         "vmaf_cuda_import_state: features were registered before: everything runs on the CPU");
-      return 0;
-    }
-    vmaf->cuda = *cu_state;
-    vmaf->cuda_imported = true;
+                         "vmaf_cuda_import_state: features were registered before: all run on the CPU");
+    vmaf->cuda = cu_state;
+    ++cu_state->imports;
     return 0;
   });
 }
@@ -163,10 +164,10 @@ extern "C" int vmaf_cuda_preallocate_pictures(VmafContext* vmaf, VmafCudaPicture
                                        cfg.pic_params.h, device);
     if (!layout.ok()) return fail(kWhere, layout.status());
     if (device) {
-      if (!vmaf->cuda_imported) return fail(kWhere, "device pictures need an imported CUDA state");
+      if (!vmaf->cuda) return fail(kWhere, "device pictures need an imported CUDA state");
       // libvmaf's ring holds four pictures.
       for (int i = 0; i < 4; ++i) {
-        VmafRef* b = new_buffer(*layout, Memory::kDevice, vmaf->cuda.cu_ctx);
+        VmafRef* b = new_buffer(*layout, Memory::kDevice, vmaf->cuda->cu_ctx);
         if (!b) return fail(kWhere, "out of device memory");
         vmaf->cuda_ring.push_back(b);
       }
@@ -191,7 +192,7 @@ extern "C" int vmaf_cuda_fetch_preallocated_picture(VmafContext* vmaf, VmafPictu
         b = new_buffer(vmaf->cuda_layout, Memory::kHost);
         break;
       case VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_HOST_PINNED:
-        b = new_buffer(vmaf->cuda_layout, Memory::kPinned, vmaf->cuda.cu_ctx);
+        b = new_buffer(vmaf->cuda_layout, Memory::kPinned, vmaf->cuda ? vmaf->cuda->cu_ctx : nullptr);
         break;
       default: return fail(kWhere, "no pictures were configured (vmaf_cuda_preallocate_pictures)");
     }
