@@ -10,8 +10,9 @@ stored names, vmaf_score_at_index) and every pooled value
 (vmaf_feature_score_pooled, vmaf_score_pooled) must equal the runs'
 .hp17g.json values (==). Then the libvmaf CLI's own runs are replayed through
 the C API (same models, features and threads) and the JSON that
-vmaf_write_output writes must equal libvmaf's .json byte for byte, apart
-from the version and fps lines. With --collections (the oracle's runs), its
+vmaf_write_output writes must equal libvmaf's .json byte for byte, and its
+XML, JSON, CSV and SUB files the twinmaf CLI's on the same run (--cli),
+apart from the version and fps lines. With --collections (the oracle's runs), its
 bootstrap-collection runs (vmaf_float_b_v0.6.3) on the small pairs.
 
 Exit 1 on any difference; prints the counts compared.
@@ -42,6 +43,13 @@ CASES = [
     ("noise_357x353_422_12b_6f_s19", 1, True),
 ]
 POOLS = ("min", "max", "mean", "harmonic_mean")
+FORMATS = ("xml", "json", "csv", "sub")
+
+
+def mask(text):
+    """A result file without its version and fps (neither is deterministic)."""
+    text = re.sub(r'^  "(version|fps)": .*$', "", text, flags=re.M)
+    return re.sub(r'^(<VMAF version=|  <fyi fps=).*$', "", text, flags=re.M)
 
 
 class Check:
@@ -133,21 +141,32 @@ class Check:
         self.compare_run(f"{pair}/psnr_mse_apsnr", out, gold["psnr_mse_apsnr"], {})
 
     def cli_file(self, pair, kind, argv):
-        """libvmaf's CLI run `kind` through the C API: its .json, byte for byte."""
+        """libvmaf's CLI run `kind` through the C API: the .json equals
+        libvmaf's, and each of the four files equals the twinmaf CLI's on the
+        same run, byte for byte apart from the version and fps lines."""
         tokens = shlex.split(open(os.path.join(self.args.runs, pair, kind + ".cmd")).readline())
         threads = tokens[tokens.index("--threads") + 1] if "--threads" in tokens else "0"
         with tempfile.TemporaryDirectory() as tmp:
             prefix = os.path.join(tmp, "out")
             self.run(["-t", threads, "-o", prefix] + argv + self.pair_args(pair))
-            mask = lambda text: re.sub(r'^  "(version|fps)": .*$', "", text, flags=re.M)
-            ours = open(prefix + ".json").read()
+            ours = {ext: open(f"{prefix}.{ext}").read() for ext in FORMATS}
             gold = open(os.path.join(self.args.runs, pair, kind + ".json")).read()
             self.files += 1
-            if mask(ours) != mask(gold):
+            if mask(ours["json"]) != mask(gold):
                 self.fail(f"{pair}/{kind}.json", "differs from libvmaf's file")
-            for ext in ("xml", "csv", "sub"):
-                if not os.path.getsize(f"{prefix}.{ext}"):
-                    self.fail(f"{pair}/{kind}.{ext}", "empty")
+            for ext in FORMATS:
+                cli = tokens[1:]
+                for flag in ("-r", "-d"):
+                    i = cli.index(flag) + 1
+                    cli[i] = os.path.join(self.args.clips, cli[i])
+                cli[cli.index("-o") + 1] = f"{prefix}.cli.{ext}"
+                cli = [f"--{ext}" if t in ("--xml", "--json", "--csv", "--sub") else t for t in cli]
+                p = subprocess.run([self.args.cli] + cli, capture_output=True, text=True)
+                if p.returncode != 0:
+                    raise RuntimeError(f"twinmaf {' '.join(cli)}: rc {p.returncode}: {p.stderr.strip()}")
+                self.files += 1
+                if mask(ours[ext]) != mask(open(f"{prefix}.cli.{ext}").read()):
+                    self.fail(f"{pair}/{kind}.{ext}", "differs from the twinmaf CLI's file")
 
     def collections(self):
         """The oracle's bootstrap-collection runs on small pairs (at most
@@ -178,6 +197,7 @@ class Check:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
+    ap.add_argument("--cli", required=True, help="the twinmaf CLI")
     ap.add_argument("--runs", required=True)
     ap.add_argument("--clips", required=True)
     ap.add_argument("--models", required=True)
