@@ -6,7 +6,8 @@
  * frame vmaf_cuda_fetch_preallocated_picture and a device-to-device copy into
  * it, vmaf_read_pictures, the flush and the scores. Also HOST_PINNED
  * pictures. Every per-frame and pooled value must equal the CPU context's
- * (==); prints frames per second of each run.
+ * (==); prints frames per second of each run. First, with or without a GPU,
+ * bad calls of the CUDA functions get their error codes.
  *
  * usage: capi_cuda REF.yuv DIS.yuv W H BPC [FRAMES]   (4:2:0 raw files)
  * Exit 0: equal; 1: a difference or an error; 77: no usable CUDA device
@@ -14,6 +15,7 @@
  */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +192,54 @@ static int compare(const struct run *cpu, const struct run *gpu, const char *lab
     return diffs != 0;
 }
 
+/* Bad calls of the CUDA functions: error codes, never a crash; runs with
+ * or without a GPU. Returns the number of failed checks. */
+static int misuse(void)
+{
+    int failures = 0;
+#define EXPECT(expr, code)                                                            \
+    do {                                                                              \
+        const int got_ = (expr);                                                      \
+        if (got_ != (code)) {                                                         \
+            fprintf(stderr, "%s:%d: %s = %d, expected %d\n", __FILE__, __LINE__, #expr, \
+                    got_, (code));                                                    \
+            failures++;                                                               \
+        }                                                                             \
+    } while (0)
+    VmafContext *vmaf;
+    VmafConfiguration cfg = {.log_level = VMAF_LOG_LEVEL_NONE};
+    if (vmaf_init(&vmaf, cfg)) return 1;
+    VmafCudaConfiguration cc = {.cu_ctx = NULL};
+    VmafPicture pic;
+    VmafCudaPictureConfiguration pc = {
+        .pic_params = {.w = 64, .h = 48, .bpc = 8, .pix_fmt = VMAF_PIX_FMT_YUV420P},
+        .pic_prealloc_method = (enum VmafCudaPicturePreallocationMethod)9,
+    };
+    EXPECT(vmaf_cuda_state_init(NULL, cc), -EINVAL);
+    EXPECT(vmaf_cuda_import_state(NULL, NULL), -EINVAL);
+    EXPECT(vmaf_cuda_import_state(vmaf, NULL), -EINVAL);
+    EXPECT(vmaf_cuda_fetch_preallocated_picture(vmaf, &pic), -EINVAL); /* nothing configured */
+    EXPECT(vmaf_cuda_preallocate_pictures(NULL, pc), -EINVAL);
+    EXPECT(vmaf_cuda_preallocate_pictures(vmaf, pc), -EINVAL); /* unknown method */
+    pc.pic_prealloc_method = VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_DEVICE;
+    EXPECT(vmaf_cuda_preallocate_pictures(vmaf, pc), -EINVAL); /* no imported state */
+    pc.pic_prealloc_method = VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_HOST;
+    pc.pic_params.bpc = 17;
+    EXPECT(vmaf_cuda_preallocate_pictures(vmaf, pc), -EINVAL);
+    pc.pic_params.bpc = 8;
+    EXPECT(vmaf_cuda_preallocate_pictures(vmaf, pc), 0);
+    EXPECT(vmaf_cuda_preallocate_pictures(vmaf, pc), -EINVAL); /* configured already */
+    EXPECT(vmaf_cuda_fetch_preallocated_picture(vmaf, NULL), -EINVAL);
+    EXPECT(vmaf_cuda_fetch_preallocated_picture(vmaf, &pic), 0);
+    if (pic.w[0] != 64 || pic.h[1] != 24 || !pic.data[2]) failures++;
+    EXPECT(vmaf_picture_unref(&pic), 0);
+    EXPECT(vmaf_close(vmaf), 0);
+    EXPECT(vmaf_cuda_fetch_preallocated_picture(vmaf, &pic), -EINVAL); /* closed */
+#undef EXPECT
+    printf("capi_cuda: CUDA API misuse, %d failures\n", failures);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 6) {
@@ -197,6 +247,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const unsigned max_frames = argc > 6 ? (unsigned)atoi(argv[6]) : MAX_FRAMES;
+    if (misuse()) return 1;
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) {
         printf("capi_cuda: no CUDA device, skipped\n");
@@ -208,7 +259,7 @@ int main(int argc, char **argv)
     CUresult (*ctx_create)(CUcontext *, unsigned, CUdevice) = NULL;
     CUresult (*ctx_destroy)(CUcontext) = NULL;
     void *fn[2] = {NULL, NULL};
-    cudaDriverEntryPointQueryResult q[2];
+    enum cudaDriverEntryPointQueryResult q[2];
     if (cudaGetDriverEntryPointByVersion("cuCtxCreate", &fn[0], 12000, cudaEnableDefault, &q[0]) != cudaSuccess ||
         cudaGetDriverEntryPointByVersion("cuCtxDestroy", &fn[1], 12000, cudaEnableDefault, &q[1]) != cudaSuccess ||
         q[0] != cudaDriverEntryPointSuccess || q[1] != cudaDriverEntryPointSuccess)
