@@ -12,14 +12,19 @@
 # byte for byte apart from the "version" and "fps" lines; the "VMAF score"
 # line ffmpeg prints == the CLI's pooled mean at %f.
 #
-# Not in CI: fetching and building FFmpeg takes about 10 minutes on 2 cores.
-# WORKDIR defaults to /tmp/twinmaf-ffmpeg; JOBS (default 1) for make. The
+# ctest capi_ffmpeg runs it (WORKDIR in the build tree, kept between runs):
+# fetching and building the minimal FFmpeg takes about 2.5 minutes on 2
+# cores, the comparison 10 s. WORKDIR defaults to /tmp/twinmaf-ffmpeg; JOBS
+# (default 1) for make. The
 # repository's clips are cut short, so whole 8-bit pairs are few; with the
 # whole golden set (shared/golden), CLIPS=<decoded clips> RUNS=<its runs>
 # add a 1080p, a 4:2:2 and a 4:4:4 pair.
 #
-# Recorded (Debian 12, ffmpeg 5.1.9-0+deb12u1, twinmaf 0.1.0): see the
-# "result:" lines this prints; docs/capi.md quotes them.
+# Recorded (Debian 12, ffmpeg 5.1.9-0+deb12u1, twinmaf 0.1.0), with the whole
+# golden set, every pair "JSON == CLI's, == libvmaf's: ok", e.g.
+#   result: kleiber_1920x1080_420p8_24f__x264crf28: ffmpeg libvmaf filter on
+#   twinmaf, 24 frames, VMAF score ['97.062558'] (CLI 97.062558); JSON == CLI's,
+#   == libvmaf's: ok
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -85,7 +90,12 @@ for pair in "${pairs[@]}"; do
   run=$runs/$pair/vmaf_v0.6.1
   [[ -f $run.cmd ]] || { echo "ffmpeg_libvmaf.sh: no golden run $run.cmd" >&2; status=1; continue; }
   read -r -a cmd < "$run.cmd"
-  arg() { local i; for ((i = 0; i < ${#cmd[@]}; i++)); do [[ ${cmd[i]} == "$1" ]] && echo "${cmd[i + 1]}"; done; }
+  arg() {
+    local i
+    for ((i = 0; i < ${#cmd[@]} - 1; i++)); do
+      if [[ ${cmd[i]} == "$1" ]]; then echo "${cmd[i + 1]}"; fi
+    done
+  }
   ref=$clips/$(arg -r) dis=$clips/$(arg -d) w=$(arg -w) h=$(arg -h) p=$(arg -p)
   cut=$(awk -v r="$(basename "$ref")" -v d="$(basename "$dis")" '($1 == r || $1 == d) && $2 != "all"' \
     "$clips/frames.tsv" 2>/dev/null || true)
