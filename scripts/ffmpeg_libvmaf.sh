@@ -49,19 +49,9 @@ rm -rf "$work/prefix"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 export PKG_CONFIG_PATH=$work/prefix/lib/pkgconfig
 
-# Debian's ffmpeg source, through a private sources list.
-if [[ ! -x $work/src/configure ]]; then
-  mkdir -p "$work/apt/lists/partial" "$work/dl"
-  . /etc/os-release
-  printf 'deb-src http://deb.debian.org/debian %s main\ndeb-src http://deb.debian.org/debian-security %s-security main\n' \
-    "$VERSION_CODENAME" "$VERSION_CODENAME" > "$work/apt/sources.list"
-  apt_opts=(-o "Dir::Etc::SourceList=$work/apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-            -o "Dir::State::Lists=$work/apt/lists")
-  apt-get "${apt_opts[@]}" update >/dev/null
-  (cd "$work/dl" && apt-get "${apt_opts[@]}" source --download-only ffmpeg >/dev/null 2>&1)
-  rm -rf "$work/src"
-  dpkg-source -x --no-check "$work"/dl/ffmpeg_*.dsc "$work/src" >/dev/null
-fi
+# Debian's ffmpeg source (this release's), through a private sources list.
+. /etc/os-release
+scripts/debian_source.sh "$VERSION_CODENAME" ffmpeg "$work"
 
 # A minimal ffmpeg: everything off but what the comparison needs.
 mkdir -p "$work/ffbuild"

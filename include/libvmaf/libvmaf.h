@@ -117,8 +117,9 @@ int vmaf_use_features_from_model_collection(VmafContext *vmaf,
 
 /**
  * Registers the feature extractor named feature_name ("psnr", "float_ssim",
- * "cambi", ...) with the options in opts_dict (NULL: defaults). On success
- * the context frees opts_dict; on failure the caller still owns it.
+ * "cambi", ...) with the options in opts_dict (NULL: defaults). A known
+ * extractor consumes opts_dict, also when it refuses an option; with an
+ * unknown name the caller still owns it.
  *
  * @return 0; -EINVAL if vmaf or feature_name is NULL, the extractor is
  *         unknown, an option is unknown or invalid, or pictures were read.
