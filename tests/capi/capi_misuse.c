@@ -147,7 +147,7 @@ int main(int argc, char **argv)
                                    .pic_cnt = 0};
     CHECK(vmaf_preallocate_pictures(vmaf, pc), -EINVAL, SHARED);
     CHECK(vmaf_preallocate_pictures(NULL, pc), -EINVAL, SHARED);
-    pc.pic_cnt = 2;
+    pc.pic_cnt = 3; /* libvmaf keeps the two previous references of a pool */
     CHECK(vmaf_preallocate_pictures(vmaf, pc), 0, SHARED);
     CHECK(vmaf_fetch_preallocated_picture(vmaf, NULL), -EINVAL, SHARED);
 

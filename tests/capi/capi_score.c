@@ -184,7 +184,7 @@ int main(int argc, char **argv)
     if (prealloc) {
         VmafPictureConfiguration pc = {
             .pic_params = {.w = w, .h = h, .bpc = bpc, .pix_fmt = pix_fmt},
-            .pic_cnt = 2,
+            .pic_cnt = 3, /* libvmaf keeps the two previous references */
         };
         err = vmaf_preallocate_pictures(vmaf, pc);
         if (err) die("vmaf_preallocate_pictures", err);
