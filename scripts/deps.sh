@@ -1,7 +1,7 @@
 #!/bin/bash
 # Installs twinmaf's build and test dependencies (Debian 12 packages only).
 set -euo pipefail
-pkgs=(cmake ninja-build g++ pkg-config python3 xz-utils ffmpeg
+pkgs=(cmake ninja-build g++ pkg-config python3 xz-utils ffmpeg make dpkg-dev
       libfmt-dev nlohmann-json3-dev libcli11-dev libtbb-dev libhwy-dev libgtest-dev libbenchmark-dev
       libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
       clang-16 libclang-rt-16-dev

@@ -4,18 +4,25 @@
 # them, the shared libraries the host lacks, and a few raw clips for the twin
 # tests into .device/ (git-ignored), the folder a device run carries.
 # Run on the GPU host: .device/run.sh <command...> (sets LD_LIBRARY_PATH).
+# The C API too: libvmaf.so.3, capi_cuda and device_capi.sh; with
+# FFMPEG_CUDA=1 also an FFmpeg with the libvmaf_cuda filter
+# (scripts/ffmpeg_cuda.sh): .device/run.sh .device/device_capi.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DTWINMAF_CUDA=ON -DTWINMAF_FFMPEG=OFF \
   -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-cmake --build build/device --target twinmaf twinmaf_twin twinmaf_bench twinmaf_unit twinmaf_gpu_bench
+cmake --build build/device --target twinmaf twinmaf_twin twinmaf_bench twinmaf_unit twinmaf_gpu_bench vmaf capi_cuda
 rm -rf .device && mkdir -p .device/bin .device/lib .device/clips
 cp build/device/twinmaf build/device/tests/twinmaf_twin build/device/tests/twinmaf_unit \
-   build/device/bench/twinmaf_bench build/device/bench/twinmaf_gpu_bench .device/bin/
+   build/device/bench/twinmaf_bench build/device/bench/twinmaf_gpu_bench build/device/tests/capi/capi_cuda .device/bin/
+if [[ ${FFMPEG_CUDA:-0} == 1 ]]; then
+  cp "$(scripts/ffmpeg_cuda.sh build/device build/ffmpeg-cuda)" .device/bin/
+fi
 strip .device/bin/*
 # Libraries outside the C/C++ runtime that the binaries need.
-for b in .device/bin/*; do ldd "$b"; done | awk '/=>/ {print $3}' | sort -u |
+# (libvmaf.so.3 from the build tree: ffmpeg's rpath, ../lib, finds it there.)
+for b in .device/bin/*; do ldd "$b"; done | awk '/=>/ && $3 ~ /^\// {print $3}' | sort -u |
   grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl|librt)[.-]' |
   while read -r lib; do cp -L "$lib" .device/lib/; done
 # Real content for the twin tests: a few frames of golden clips, raw.
@@ -33,7 +40,7 @@ if [[ -n $data && -d $data ]]; then
   add k444 kleiber_576x324_444p8_48f.yuv kleiber_576x324_444p8_48f__x264crf28.yuv 576 324 444 8 4 559872
   add s420 synth_576x324_420p8_48f.yuv synth_576x324_420p8_48f__x264crf45.yuv 576 324 420 8 6 279936
 fi
-cp scripts/device_gen.py scripts/device_measure.sh .device/
+cp scripts/device_gen.py scripts/device_measure.sh scripts/device_capi.sh .device/
 cat > .device/run.sh <<'EOS'
 #!/bin/bash
 here=$(cd "$(dirname "$0")" && pwd)

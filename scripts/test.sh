@@ -3,7 +3,8 @@
 # there), and runs the whole test suite. CI runs exactly this:
 #   1. the release build: unit, api, layers, cli, golden (CI subset), twin
 #      (CPU-only machines skip the GPU half);
-#   2. the asan preset (ASan + UBSan, DASSERTs on): unit, api, cli, golden;
+#   2. the asan preset (ASan + UBSan, DASSERTs on): unit, api, cli, golden (a
+#      sample of kinds that reaches every feature: TWINMAF_GOLDEN_CI_KINDS);
 #   3. every fuzzer for FUZZ_SECONDS (default 60) from its seed corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."

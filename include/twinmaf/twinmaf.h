@@ -198,6 +198,66 @@ struct HtmlReport {
 
 // Whether write_html() can work: the plot library it embeds is installed.
 Status html_report_available();
+// One pooling method of libvmaf (vmaf_feature_score_pooled).
+enum class Pooling { kMin, kMax, kMean, kHarmonicMean };
+
+// Feature options as a libvmaf dictionary (VmafFeatureDictionary) holds
+// them: (option, text) in order, a repeated option overwriting the earlier
+// text. Texts are normalised as libvmaf's vmaf_feature_dictionary_set does: a
+// text that reads as one number (nothing after it but blanks) becomes that
+// number in single precision printed with "%g" ("1.0" -> "1", "0.123456789"
+// -> "0.123457"); any other text is kept ("1.out" stays "1.out").
+using OptionList = std::vector<std::pair<std::string, std::string>>;
+
+// How a model is loaded (libvmaf's VmafModelConfig).
+struct ModelOptions {
+  std::string name = "vmaf";      // the metric its scores are stored under
+  bool disable_clip = false;      // VMAF_MODEL_FLAG_DISABLE_CLIP
+  bool enable_transform = false;  // VMAF_MODEL_FLAG_ENABLE_TRANSFORM
+};
+
+// Bootstrap statistics of a model collection at one frame (libvmaf's
+// VmafModelCollectionScore), stored as <name>_bagging, <name>_stddev,
+// <name>_ci_p95_lo and <name>_ci_p95_hi.
+struct CollectionScore {
+  double bagging = 0, stddev = 0, ci_p95_lo = 0, ci_p95_hi = 0;
+};
+
+// A model loaded on its own, apart from any Scorer (libvmaf's VmafModel, or
+// the members of a VmafModelCollection): load it, overload its features'
+// options, register its features with Scorer::use_model(), predict with
+// Scorer::predict() / predict_collection(). Copies share one model.
+class ModelHandle {
+ public:
+  // A single model: built in by version ("vmaf_v0.6.1") or a JSON file. A
+  // collection is refused (libvmaf's vmaf_model_load does too).
+  static Result<ModelHandle> load(std::string_view version, const ModelOptions& options = {});
+  static Result<ModelHandle> load_file(const std::string& path, const ModelOptions& options = {});
+  // A bootstrap collection ("vmaf_b_v0.6.3"): first its main model (key "0",
+  // scored under options.name), then its members (keys "1".., scored under
+  // "<name>_0001".., their statistics under "<name>_bagging"..).
+  static Result<std::pair<ModelHandle, ModelHandle>> load_collection(std::string_view version,
+                                                                     const ModelOptions& options = {});
+  static Result<std::pair<ModelHandle, ModelHandle>> load_collection_file(const std::string& path,
+                                                                          const ModelOptions& options = {});
+
+  // The metric the scores are stored under (a collection: the prefix of its
+  // statistics).
+  const std::string& name() const;
+  bool is_collection() const;
+  // libvmaf's vmaf_model_feature_overload: merges `options` into the option
+  // dictionary of every model feature that the extractor named `extractor`
+  // provides ("adm": {"adm_enhn_gain_limit", "1"}); features of other
+  // extractors keep theirs.
+  Status overload(std::string_view extractor, const OptionList& options);
+
+  struct Impl;  // the library's (src/api)
+  explicit ModelHandle(std::shared_ptr<Impl> impl);
+
+ private:
+  friend class Scorer;
+  std::shared_ptr<Impl> impl_;
+};
 
 // A model's pooled result as libvmaf's CLI prints it.
 struct ModelSummary {
@@ -263,6 +323,37 @@ class Scorer {
   // Every segment of one run, in frame order from frame 0 up to and including
   // one that ends short: finishes, flushes, predicts and pools as score().
   Status finish_segments(const std::vector<std::string_view>& segments);
+  // Registration after create() (libvmaf's vmaf_use_feature and
+  // vmaf_use_features_from_model[_collection]): before open() or score(),
+  // after cfg's models and features, in call order; a feature registered
+  // twice with the same feature-param options is computed once. A model
+  // registered here only decides features: its scores are predicted on
+  // demand (predict()), not at flush().
+  Status use_feature(std::string_view name, const OptionList& options = {});
+  Status use_model(const ModelHandle& model);
+
+  // libvmaf's feature collector: values under their stored names
+  // ("VMAF_integer_feature_adm2_score", a model's name; no aliases), read and
+  // written whenever no pushed pictures are being scored, i.e. before open()
+  // or score() and after flush() or score(). Scores imported while pictures
+  // are scored are stored when the frame loop ends, in call order.
+  //
+  // A value the caller computed (libvmaf's vmaf_import_feature_score); a
+  // frame holds one value per name.
+  Status import_score(std::string_view name, unsigned frame, double value, unsigned lane = 0);
+  std::optional<double> stored_score(std::string_view name, unsigned frame, unsigned lane = 0) const;
+  // libvmaf's vmaf_feature_score_pooled over frames first..last (those the
+  // subsample skips left out): an error if one of them has no value.
+  Result<double> stored_pooled(std::string_view name, Pooling method, unsigned first, unsigned last,
+                               unsigned lane = 0) const;
+  // libvmaf's vmaf_score_at_index: the score stored under model.name() at
+  // `frame`, else the model's prediction from the stored features, stored.
+  Result<double> predict(const ModelHandle& model, unsigned frame, unsigned lane = 0);
+  // The same for a collection's members (libvmaf's
+  // vmaf_score_at_index_model_collection): each member's score and the
+  // statistics are stored; a frame already predicted gives its stored
+  // statistics.
+  Result<CollectionScore> predict_collection(const ModelHandle& members, unsigned frame, unsigned lane = 0);
 
   // Results, after score() or flush(); `lane` selects the distorted input.
   unsigned frames() const;
@@ -278,7 +369,8 @@ class Scorer {
   // Each model's pooled line as libvmaf's CLI prints it (or, with no model,
   // each metric's mean).
   std::vector<ModelSummary> summary(unsigned lane = 0) const;
-  // libvmaf's result file of one distorted input.
+  // libvmaf's result file of one distorted input (like the collector, written
+  // whenever no pushed pictures are being scored).
   std::string format(OutputFormat format, unsigned lane = 0, Precision precision = {}) const;
   Status write(const std::string& path, OutputFormat format, unsigned lane = 0, Precision precision = {}) const;
   // The spread of `metric` (Stats).

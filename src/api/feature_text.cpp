@@ -1,5 +1,6 @@
 #include "api/feature_text.h"
 
+#include <cstdio>
 #include <vector>
 
 #include "features/feature.h"
@@ -33,9 +34,23 @@ Result<FeatureText> parse_feature_text(std::string_view text) {
     const size_t e = kv.find('=');
     if (e == std::string_view::npos || e == 0)
       TWINMAF_FAIL(kInvalidArgument, "--feature {}: bad option string '{}' (want key=value)", req.name, kv);
-    req.options.set(kv.substr(0, e), kv.substr(e + 1));
+    req.options.set_raw(kv.substr(0, e), dictionary_text(kv.substr(e + 1)));
   }
   return req;
+}
+
+std::string dictionary_text(std::string_view text) {
+  const std::string s(text);
+  float number = 0;
+  char after = 0;
+  if (std::sscanf(s.c_str(), "%f %c", &number, &after) == 1) return normalize_option_text(s);
+  return s;
+}
+
+OptionDict option_dict(const std::vector<std::pair<std::string, std::string>>& options) {
+  OptionDict dict;
+  for (const auto& [key, text] : options) dict.set_raw(key, dictionary_text(text));
+  return dict;
 }
 
 // libvmaf tools/cli_parse.c's presets: model texts and feature texts.

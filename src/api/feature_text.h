@@ -15,8 +15,17 @@ struct FeatureText {
   OptionDict options;
 };
 
-// "name=key=value:key=value" (libvmaf's --feature syntax). Numeric values are
-// normalised as libvmaf's dictionary does.
+// "name=key=value:key=value" (libvmaf's --feature syntax). Values are
+// normalised as libvmaf's dictionary does (dictionary_text).
 Result<FeatureText> parse_feature_text(std::string_view text);
+
+// libvmaf's vmaf_feature_dictionary_set rule: a text that sscanf reads as one
+// float with nothing after it but blanks is normalised
+// (normalize_option_text); any other text is kept as given, so a string
+// option "1.out" is not read as the number 1.
+std::string dictionary_text(std::string_view text);
+
+// OptionList (twinmaf/twinmaf.h) as an option dictionary.
+OptionDict option_dict(const std::vector<std::pair<std::string, std::string>>& options);
 
 }  // namespace twinmaf

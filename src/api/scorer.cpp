@@ -62,12 +62,7 @@ std::string pushed_name(size_t lane) { return fmt::format("distorted picture {}"
 
 Scorer::Scorer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Scorer::~Scorer() {
-  if (impl_->loop.joinable()) {
-    impl_->feed->close();
-    impl_->loop.join();
-  }
-}
+Scorer::~Scorer() { (void)impl_->end_loop(); }
 
 Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
   auto impl = std::make_unique<Impl>();
@@ -358,8 +353,9 @@ Status Scorer::push(PicturePtr reference, std::vector<PicturePtr> distorted) {
   }
   ++m.pushed;
   if (!m.feed->push(std::move(set))) {
-    m.loop.join();
-    return m.loop_status.ok() ? Status(Code::kInternal, "push(): the frame loop has stopped") : m.loop_status;
+    const Status imports = m.end_loop();
+    if (!m.loop_status.ok()) return m.loop_status;
+    return imports.ok() ? Status(Code::kInternal, "push(): the frame loop has stopped") : imports;
   }
   return ok_status();
 }
@@ -370,16 +366,110 @@ Status Scorer::push_device(const DevicePlanes&, const std::vector<DevicePlanes>&
 }
 #endif
 
+Status Scorer::Impl::end_loop() {
+  if (!loop.joinable()) return ok_status();
+  feed->close();
+  loop.join();
+  Status first;
+  for (const Import& i : pending_imports) {
+    const Status st = session->collector(i.lane).append(i.name, i.frame, i.value);
+    if (first.ok() && !st.ok()) first = st;
+  }
+  pending_imports.clear();
+  return first;
+}
+
 Status Scorer::flush() {
   Impl& m = *impl_;
   if (!m.feed) TWINMAF_FAIL(kInvalidArgument, "flush() before open()");
-  if (m.loop.joinable()) {
-    m.feed->close();
-    m.loop.join();
-  }
+  const Status imports = m.end_loop();
   TWINMAF_RETURN_IF_ERROR(m.loop_status);
+  TWINMAF_RETURN_IF_ERROR(imports);
   if (m.done) return ok_status();
   return m.predict();
+}
+
+Status Scorer::use_feature(std::string_view name, const OptionList& options) {
+  Impl& m = *impl_;
+  if (m.used) TWINMAF_FAIL(kInvalidArgument, "feature {}: features are registered before open() or score()", name);
+  return m.session->use_feature(name, option_dict(options));
+}
+
+Status Scorer::use_model(const ModelHandle& model) {
+  Impl& m = *impl_;
+  const ModelHandle::Impl& h = *model.impl_;
+  if (m.used)
+    TWINMAF_FAIL(kInvalidArgument, "model {}: models are registered before open() or score()", h.model.label());
+  TWINMAF_RETURN_IF_ERROR(h.bound);
+  for (const FeatureUse& use : h.uses)
+    TWINMAF_RETURN_IF_ERROR(m.session->use_feature_providing(use.provided_name, use.dict));
+  return ok_status();
+}
+
+Status Scorer::import_score(std::string_view name, unsigned frame, double value, unsigned lane) {
+  Impl& m = *impl_;
+  if (lane >= m.session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
+  if (name.empty()) TWINMAF_FAIL(kInvalidArgument, "an imported score needs a name");
+  if (m.streaming()) {
+    m.pending_imports.push_back({std::string(name), frame, value, lane});
+    return ok_status();
+  }
+  if (m.session->collector(lane).get(name, frame))
+    TWINMAF_FAIL(kInvalidArgument, "'{}' already has a value at frame {}", name, frame);
+  return m.session->collector(lane).append(name, frame, value);
+}
+
+std::optional<double> Scorer::stored_score(std::string_view name, unsigned frame, unsigned lane) const {
+  const Impl& m = *impl_;
+  if (m.streaming() || lane >= m.session->lanes()) return std::nullopt;
+  return m.session->collector(lane).get(name, frame);
+}
+
+Result<double> Scorer::stored_pooled(std::string_view name, Pooling method, unsigned first, unsigned last,
+                                     unsigned lane) const {
+  const Impl& m = *impl_;
+  TWINMAF_RETURN_IF_ERROR(m.check_readable());
+  if (lane >= m.session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
+  if (first > last) TWINMAF_FAIL(kInvalidArgument, "pooling frames {}..{}: the first is after the last", first, last);
+  const Collector& c = m.session->collector(lane);
+  const auto col = std::find_if(c.columns().begin(), c.columns().end(),
+                                [&](const Collector::Column& k) { return k.name == name; });
+  if (col == c.columns().end()) TWINMAF_FAIL(kInvalidArgument, "no metric '{}' is stored", name);
+  constexpr PoolMethod kMethods[] = {PoolMethod::kMin, PoolMethod::kMax, PoolMethod::kMean,
+                                     PoolMethod::kHarmonicMean};
+  const std::optional<double> v =
+      pool(*col, kMethods[static_cast<int>(method)], first, last, m.session->config().subsample);
+  if (!v) TWINMAF_FAIL(kInvalidArgument, "'{}' has no value at some frame in {}..{}", name, first, last);
+  return *v;
+}
+
+Result<double> Scorer::predict(const ModelHandle& model, unsigned frame, unsigned lane) {
+  Impl& m = *impl_;
+  const ModelHandle::Impl& h = *model.impl_;
+  TWINMAF_RETURN_IF_ERROR(m.check_readable());
+  if (lane >= m.session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
+  if (h.part == ModelHandle::Impl::Part::kMembers)
+    TWINMAF_FAIL(kInvalidArgument, "model {}: a collection's members are scored with predict_collection()",
+                 h.model.label());
+  TWINMAF_RETURN_IF_ERROR(h.bound);
+  return h.model.main().predict(m.session->collector(lane), frame);
+}
+
+Result<CollectionScore> Scorer::predict_collection(const ModelHandle& members, unsigned frame, unsigned lane) {
+  Impl& m = *impl_;
+  const ModelHandle::Impl& h = *members.impl_;
+  TWINMAF_RETURN_IF_ERROR(m.check_readable());
+  if (lane >= m.session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
+  if (h.part != ModelHandle::Impl::Part::kMembers)
+    TWINMAF_FAIL(kInvalidArgument, "model {}: not a collection's members", h.model.label());
+  TWINMAF_RETURN_IF_ERROR(h.bound);
+  Collector& c = m.session->collector(lane);
+  const std::string& n = h.name();
+  const auto bagging = c.get(n + "_bagging", frame), stddev = c.get(n + "_stddev", frame),
+             lo = c.get(n + "_ci_p95_lo", frame), hi = c.get(n + "_ci_p95_hi", frame);
+  if (bagging && stddev && lo && hi) return CollectionScore{*bagging, *stddev, *lo, *hi};
+  TWINMAF_ASSIGN_OR_RETURN(const BootstrapScore s, h.model.predict_collection(c, frame));
+  return CollectionScore{s.bagging, s.stddev, s.ci_p95_lo, s.ci_p95_hi};
 }
 
 unsigned Scorer::frames() const { return impl_->info.frames; }
@@ -567,12 +657,12 @@ Status Scorer::write_html(const std::string& path, const HtmlReport& report) con
 }
 
 std::string Scorer::format(OutputFormat format, unsigned lane, Precision precision) const {
-  if (!impl_->done || lane >= impl_->session->lanes()) return {};
+  if (impl_->streaming() || lane >= impl_->session->lanes()) return {};
   return format_output(format, impl_->session->collector(lane), impl_->output_info(precision, lane));
 }
 
 Status Scorer::write(const std::string& path, OutputFormat format, unsigned lane, Precision precision) const {
-  TWINMAF_RETURN_IF_ERROR(impl_->check_done());
+  TWINMAF_RETURN_IF_ERROR(impl_->check_readable());
   if (lane >= impl_->session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
   return write_output(path, format, impl_->session->collector(lane), impl_->output_info(precision, lane));
 }

@@ -69,6 +69,24 @@ class PushFeed final : public FrameFeed {
   bool stopped_ = false;
 };
 
+// A loaded model, or one part of a collection: its main model (key "0") or
+// its members. Binding (the extractors and collector names of its features)
+// is redone after every overload; a failure (a feature no extractor
+// provides, a bad overloaded option) is kept and returned where the model
+// is used, as libvmaf fails there and not at load.
+struct ModelHandle::Impl {
+  enum class Part { kModel, kMain, kMembers };
+  LoadedModel model;
+  Part part = Part::kModel;
+  Status bound;
+  std::vector<FeatureUse> uses;  // this part's features, in registration order
+
+  const std::string& name() const {
+    return part == Part::kMembers ? model.collection_name() : model.main().name();
+  }
+  void bind();
+};
+
 struct Scorer::Impl {
   ScorerConfig cfg;
   std::unique_ptr<Session> session;
@@ -91,6 +109,23 @@ struct Scorer::Impl {
   unsigned total = 0;  // Progress::total
   std::string reference_path;                // score()'s inputs
   std::vector<std::string> distorted_paths;
+  // import_score() while the loop runs, stored when it ends.
+  struct Import {
+    std::string name;
+    unsigned frame;
+    double value;
+    unsigned lane;
+  };
+  std::vector<Import> pending_imports;
+
+  // The loop thread owns the collectors between open() and flush().
+  bool streaming() const { return loop.joinable(); }
+  Status check_readable() const {
+    if (streaming()) TWINMAF_FAIL(kInvalidArgument, "scores are read after flush() (pictures are being scored)");
+    return ok_status();
+  }
+  // Closes the feed, waits for the loop and stores the pending imports.
+  Status end_loop();
 
   // The inputs of a job as they are scored: scaled (cfg.scaling), then
   // converted to the common depth (cfg.common_bitdepth).

@@ -7,6 +7,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
 }
 
 namespace twinmaf {
@@ -159,6 +160,12 @@ Result<std::unique_ptr<VideoSource>> open_ffmpeg_source(const std::string& path)
   auto s = std::make_unique<FfmpegSource>(path);
   TWINMAF_RETURN_IF_ERROR(s->open());
   return std::unique_ptr<VideoSource>(std::move(s));
+}
+
+std::string ffmpeg_version() {
+  const auto v = [](unsigned x) { return fmt::format("{}.{}.{}", x >> 16, (x >> 8) & 0xff, x & 0xff); };
+  return fmt::format("{} (libavformat {}, libavcodec {}, libswscale {})", av_version_info(), v(avformat_version()),
+                     v(avcodec_version()), v(swscale_version()));
 }
 
 }  // namespace twinmaf

@@ -6,12 +6,10 @@
 
 #include "core/picture.h"
 
-#if TWINMAF_HAVE_FFMPEG
 extern "C" {
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 }
-#endif
 
 namespace twinmaf {
 
@@ -22,7 +20,6 @@ struct ScalerName {
   int flag;
 };
 
-#if TWINMAF_HAVE_FFMPEG
 constexpr std::array kScalers{
     ScalerName{"bicubic", SWS_BICUBIC},   ScalerName{"bilinear", SWS_BILINEAR},
     ScalerName{"lanczos", SWS_LANCZOS},   ScalerName{"spline", SWS_SPLINE},
@@ -93,11 +90,9 @@ class ScaleSource final : public VideoSource {
   std::unique_ptr<Picture> out_;  // the scaler's output for pictures of fewer planes
   unsigned index_ = 0;  // frames read
 };
-#endif
 
 }  // namespace
 
-#if TWINMAF_HAVE_FFMPEG
 Result<int> parse_scaler(std::string_view name) {
   std::string names;
   for (const ScalerName& s : kScalers) {
@@ -126,14 +121,5 @@ Result<std::unique_ptr<VideoSource>> with_scale(std::unique_ptr<VideoSource> src
   if (!sws) TWINMAF_FAIL(kInternal, "{}: libswscale refused {}x{} -> {}x{} {}", src->path(), from.w, from.h, w, h, name);
   return std::unique_ptr<VideoSource>(std::make_unique<ScaleSource>(std::move(src), to, sws));
 }
-#else
-Result<int> parse_scaler(std::string_view) {
-  TWINMAF_FAIL(kUnsupported, "scaling needs FFmpeg's libswscale, which this build lacks");
-}
-
-Result<std::unique_ptr<VideoSource>> with_scale(std::unique_ptr<VideoSource>, int, int, int) {
-  TWINMAF_FAIL(kUnsupported, "scaling needs FFmpeg's libswscale, which this build lacks");
-}
-#endif
 
 }  // namespace twinmaf

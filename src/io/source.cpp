@@ -3,17 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "io/ffmpeg_source.h"
 #include "io/file_reader.h"
 #include "io/raw_source.h"
 #include "io/y4m_source.h"
-#if TWINMAF_HAVE_FFMPEG
-#include "io/ffmpeg_source.h"
-extern "C" {
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libswscale/swscale.h>
-}
-#endif
 
 namespace twinmaf {
 
@@ -29,16 +22,6 @@ Status VideoSource::skip(unsigned n) {
 
 Result<bool> VideoSource::read_frame(unsigned, Picture&) const {
   TWINMAF_FAIL(kInternal, "{}: this source has no random access", path());
-}
-
-std::string ffmpeg_version() {
-#if TWINMAF_HAVE_FFMPEG
-  const auto v = [](unsigned x) { return fmt::format("{}.{}.{}", x >> 16, (x >> 8) & 0xff, x & 0xff); };
-  return fmt::format("{} (libavformat {}, libavcodec {}, libswscale {})", av_version_info(), v(avformat_version()),
-                     v(avcodec_version()), v(swscale_version()));
-#else
-  return {};
-#endif
 }
 
 Status check_sample_range(const Picture& pic, int first, int planes, const std::string& path, unsigned frame) {
@@ -92,12 +75,7 @@ Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
   if (has_extension(path, {"yuv"}) || !file.seekable() || path == "-")
     TWINMAF_FAIL(kBadInput, "{}: {} needs -w/--width, -h/--height, -p/--pixel_format and -b/--bitdepth", path,
                  file.seekable() ? "raw YUV" : "a stream that is not Y4M (raw YUV)");
-#if TWINMAF_HAVE_FFMPEG
   return open_ffmpeg_source(path);
-#else
-  TWINMAF_FAIL(kUnsupported, "{}: not a Y4M file; containers need FFmpeg, which this build lacks (raw YUV needs "
-               "-w -h -p -b)", path);
-#endif
 }
 
 }  // namespace twinmaf

@@ -6,7 +6,9 @@ engine -> api -> tools. A file may include its own layer and the layers
 below it; the four middle layers do not include each other. The public
 headers in include/twinmaf/ are at the bottom (status.h, picture.h, types.h)
 or at the top (twinmaf.h: the API, for api/ and its users); tools/ sees the
-public headers and its own files only.
+public headers and its own files only. The C API (src/capi) is a user of the
+API like tools/: twinmaf's public headers, libvmaf's headers (include/libvmaf,
+which include one another only) and its own files.
 
 Usage: check_layers.py REPO_ROOT  (exit 1 and one line per violation)
 """
@@ -16,6 +18,7 @@ import sys
 
 RANK = {"base": 0, "core": 1, "io": 2, "model": 2, "output": 2, "gpu": 2, "features": 3, "engine": 4, "api": 5}
 PUBLIC_BOTTOM = {"twinmaf/status.h", "twinmaf/picture.h", "twinmaf/types.h"}
+LIBVMAF_HEADERS = {"libvmaf.h", "model.h", "picture.h", "feature.h", "version.h", "libvmaf_cuda.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -24,8 +27,12 @@ def allowed(owner: str, header: str) -> bool:
     if header in PUBLIC_BOTTOM:
         return True
     if header == "twinmaf/twinmaf.h":
-        return owner in ("api", "tools")
+        return owner in ("api", "tools", "capi")
     top = header.split("/", 1)[0]
+    if owner == "libvmaf":
+        return top == "libvmaf" or header in LIBVMAF_HEADERS
+    if owner == "capi":
+        return top in ("capi", "libvmaf")
     if owner == "public":
         return False
     if owner == "tools":
@@ -42,7 +49,12 @@ def violations(root: pathlib.Path):
         if path.suffix not in (".h", ".cpp", ".cu", ".cuh"):
             continue
         rel = path.relative_to(root).parts
-        owner = rel[1] if rel[0] == "src" else ("public" if rel[0] == "include" else "tools")
+        if rel[0] == "src":
+            owner = rel[1]
+        elif rel[0] == "include":
+            owner = "libvmaf" if rel[1] == "libvmaf" else "public"
+        else:
+            owner = "tools"
         for header in INCLUDE.findall(path.read_text(errors="replace")):
             if not allowed(owner, header):
                 yield f"{path.relative_to(root)}: includes \"{header}\" ({owner} may not)"
@@ -58,6 +70,9 @@ def main() -> int:
     assert not allowed("tools", "engine/session.h")
     assert not allowed("engine", "twinmaf/twinmaf.h")
     assert not allowed("public", "base/status.h")
+    assert not allowed("capi", "api/scorer_impl.h") and not allowed("capi", "engine/session.h")
+    assert not allowed("libvmaf", "twinmaf/twinmaf.h") and not allowed("public", "libvmaf/libvmaf.h")
+    assert allowed("capi", "twinmaf/twinmaf.h") and allowed("capi", "libvmaf/libvmaf.h")
     assert allowed("engine", "features/feature.h") and allowed("tools", "twinmaf/twinmaf.h")
     bad = list(violations(root))
     for line in bad:

@@ -5,7 +5,10 @@
 #if TWINMAF_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
 #include <cstring>
+#include <string>
+#include <utility>
 
 #include "io/planar.h"
 #include "tests/support/same_scores.h"
@@ -139,6 +142,53 @@ TEST(ApiTwin, CpuFeaturesOfAGpuRunAtEveryThreadCount) {
     for (const auto& [feature, backend] : mixed->info().backends)
       EXPECT_EQ(backend, feature == "psnr_hvs" || feature == "psnr" ? "cpu" : "cuda") << feature;
     values_compared() += expect_same_scores(*cpu, *mixed);
+  }
+}
+
+// Split runs (compute_segment; Python's twinmaf.dask) on the GPU: segments
+// computed on the device, each reading the frames before it that history and
+// motion's five-frame window need, finish to the CPU's single run.
+TEST(ApiTwin, SegmentsComputedOnTheDeviceEqualACpuRun) {
+  REQUIRE_GPU();
+  const VideoFormat f{576, 324, PixFmt::k420, 8};
+  const int frames = 17;
+  const Clip c = ramp_clip(f, frames, 31);
+  const std::string rp = testing::TempDir() + "seg_ref.yuv", dp = testing::TempDir() + "seg_dis.yuv";
+  for (const auto& [path, bytes] : {std::pair{rp, &c.ref}, std::pair{dp, &c.dis}}) {
+    FILE* out = std::fopen(path.c_str(), "wb");
+    ASSERT_TRUE(out);
+    ASSERT_EQ(bytes->size(), std::fwrite(bytes->data(), 1, bytes->size(), out));
+    std::fclose(out);
+  }
+  const RawParams raw{f.w, f.h, f.fmt, f.bpc};
+  const InputFile ref{rp, raw};
+  const std::vector<InputFile> dis{InputFile{dp, raw}};
+  ScorerConfig cfg;
+  cfg.models = {"version=vmaf_v0.6.1"};
+  cfg.features = {"psnr", "motion=motion_five_frame_window=true:motion_moving_average=true"};
+  cfg.backend = Backend::kCpu;
+  auto single = Scorer::create(cfg);
+  ASSERT_TRUE(single.ok());
+  ASSERT_TRUE((*single)->score(ref, dis).ok());
+  cfg.backend = Backend::kAuto;
+  for (const unsigned seg : {5u, 7u}) {
+    SCOPED_TRACE(testing::Message() << "segments of " << seg);
+    std::vector<std::string> parts;
+    for (unsigned first = 0;; first += seg) {
+      auto worker = Scorer::create(cfg);
+      ASSERT_TRUE(worker.ok());
+      auto part = (*worker)->compute_segment(ref, dis, first, seg);
+      ASSERT_TRUE(part.ok()) << part.status().message();
+      for (const auto& [feature, backend] : (*worker)->info().backends)
+        if (feature == "vif" || feature == "adm" || feature == "psnr") EXPECT_EQ(backend, "cuda") << feature;
+      parts.push_back(std::move(*part));
+      if ((*worker)->frames() < seg) break;
+    }
+    auto client = Scorer::create(cfg);
+    ASSERT_TRUE(client.ok());
+    const Status st = (*client)->finish_segments(std::vector<std::string_view>(parts.begin(), parts.end()));
+    ASSERT_TRUE(st.ok()) << st.message();
+    values_compared() += expect_same_scores(**single, **client);
   }
 }
 
