@@ -18,6 +18,7 @@ Inputs are paths every worker can read. Workers need twinmaf importable (the
 same build as the client: segments carry its version and configuration).
 """
 
+import inspect
 import os
 import time
 
@@ -142,11 +143,14 @@ def score_many(client, pairs, *, resources=None, **kwargs):
             raise ValueError("pairs: expected (reference, distorted) pairs")
     if "client" in kwargs or "segment_frames" in kwargs:
         raise ValueError("score_many scores each pair in one task; use twinmaf.dask.score to split a clip")
-    # Bad keywords fail here, before any task.
-    twinmaf._scorer(
-        kwargs.get("models", ("vmaf_v0.6.1",)), kwargs.get("features", ()), kwargs.get("backend", "auto"),
-        kwargs.get("threads", 0), kwargs.get("subsample", 1), None,
-    )
+    # Bad keywords fail here, before any task, with twinmaf.score's defaults.
+    try:
+        bound = inspect.signature(twinmaf.score).bind(None, None, **kwargs)
+    except TypeError as e:
+        raise ValueError(f"score_many: {e}") from None
+    bound.apply_defaults()
+    a = bound.arguments
+    twinmaf._scorer(a["models"], a["features"], a["backend"], a["threads"], a["subsample"], a["progress"])
     futures = {}
     for i, (ref, dis) in enumerate(pairs):
         futures[client.submit(_pair, ref, dis, kwargs, resources=resources, pure=False)] = i

@@ -108,3 +108,10 @@ def test_bad_arguments(client, clips):
         twinmaf.dask.score(client, "/nonexistent.y4m", clips["dis.y4m"], segment_frames=5)
     with pytest.raises(ValueError, match="pairs"):
         list(twinmaf.dask.score_many(client, ["a.y4m"]))
+    pair = [(clips["ref.y4m"], clips["dis.y4m"])]
+    with pytest.raises(ValueError, match="unknown feature"):
+        list(twinmaf.dask.score_many(client, pair, features=("nosuch",)))
+    with pytest.raises(ValueError, match="nosuch_keyword"):
+        list(twinmaf.dask.score_many(client, pair, nosuch_keyword=1))
+    with pytest.raises(ValueError, match="threads"):
+        list(twinmaf.dask.score_many(client, pair, threads=-1))
