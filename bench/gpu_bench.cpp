@@ -16,10 +16,10 @@
 //
 //   twinmaf_gpu_bench pinning TOTAL_MB CHUNK_MB
 //     Start-up costs: the CUDA context (first runtime call), then TOTAL_MB of
-//     page-locked memory in CHUNK_MB pieces three ways: cudaHostAlloc; 4 KiB
-//     pages from mmap, written, then cudaHostRegister; the same with
-//     transparent huge pages (madvise); cudaHostAlloc from 4 threads. Each
-//     freed again; ms for every step.
+//     page-locked memory in CHUNK_MB pieces three ways: cudaHostAlloc;
+//     cudaHostAlloc from 4 threads; the pictures' gpu::PinnedAllocator
+//     (huge-page mappings registered with the driver). Each freed again; ms
+//     for every step.
 //
 //   twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES [--banks=N] [--graphs=0|1]
 //                     FEATURE[=opts] [FEATURE...]
@@ -31,7 +31,6 @@
 //     session's banks and graphs.
 #include <cuda_runtime.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -260,22 +259,11 @@ int pinning(size_t total_mb, size_t chunk_mb) {
   lap("cudaHostAlloc, 4 threads");
   for (void* q : p) cudaFreeHost(q);
   lap("cudaFreeHost");
-  for (int huge = 0; huge < 2; ++huge) {
-    for (void*& q : p) {
-      q = mmap(nullptr, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (q == MAP_FAILED) return fail("mmap");
-      if (huge) madvise(q, chunk, MADV_HUGEPAGE);
-      std::memset(q, 0, chunk);
-    }
-    lap(huge ? "mmap + THP + write" : "mmap + write");
-    for (void* q : p)
-      if (cudaHostRegister(q, chunk, cudaHostRegisterPortable) != cudaSuccess) return fail("cudaHostRegister");
-    lap(huge ? "cudaHostRegister (THP)" : "cudaHostRegister");
-    for (void* q : p) cudaHostUnregister(q);
-    lap(huge ? "cudaHostUnregister (THP)" : "cudaHostUnregister");
-    for (void* q : p) munmap(q, chunk);
-    lap("munmap");
-  }
+  gpu::PinnedAllocator pinned;
+  for (void*& q : p) q = pinned.allocate(chunk);
+  lap("PinnedAllocator (THP mmap + cudaHostRegister)");
+  for (void* q : p) pinned.deallocate(q);
+  lap("PinnedAllocator release");
   return 0;
 }
 

@@ -41,11 +41,29 @@ best() {  # best of 3 whole-process wall times, seconds
   done
   printf '%.3f' "$b"
 }
-section "whole processes, best of 3 (s): base | new"
+# libvmaf's CUDA build (f85a8536, bin/vmaf_cuda when bundled) runs the same
+# jobs with its CLI (VMAF v0.6.1 built in; one distorted input per process).
+lv() {  # twinmaf arguments -> libvmaf's: drop --backend cuda, -q stays
+  local out=() skip=0
+  for a in "$@"; do
+    if ((skip)); then skip=0; continue; fi
+    case $a in --backend) skip=1 ;; *) out+=("$a") ;; esac
+  done
+  echo "${out[@]}"
+}
+section "whole processes, best of 3 (s): base | new | libvmaf CUDA"
 for j in "${jobs[@]}"; do
   name=${j%%|*}; args=${j#*|}
-  printf '%-40s %s | %s\n' "$name" "$(best base/run.sh twinmaf $args)" "$(best $R twinmaf $args)"
+  lib="-"
+  if [[ -x bin/vmaf_cuda && $name != *encodes* ]]; then lib=$(best $R vmaf_cuda $(lv $args)); fi
+  printf '%-40s %s | %s | %s\n' "$name" "$(best base/run.sh twinmaf $args)" "$(best $R twinmaf $args)" "$lib"
 done
+if [[ -x bin/vmaf_cuda ]]; then
+  section "libvmaf CUDA: 1 ref x 8 encodes as 8 processes in sequence (s)"
+  t0=$(date +%s.%N)
+  for i in 1 2 3 4 5 6 7 8; do $R vmaf_cuda -r /tmp/r1k.yuv -d /tmp/d1k_$i.yuv -w 1920 -h 1080 -p 420 -b 8 -q >/dev/null 2>&1; done
+  python3 -c "print(round($(date +%s.%N) - $t0, 3))"
+fi
 section "new: --profile start-up traces"
 for j in "${jobs[@]}"; do
   echo "--- ${j%%|*}"

@@ -59,13 +59,18 @@ struct PlaneView {
   }
 };
 
-// Where picture memory comes from: ordinary aligned host memory, or pinned
-// (page-locked) memory when a GPU backend uploads from it.
+// Where picture memory comes from: ordinary aligned host memory, pinned
+// (page-locked) memory when a GPU backend uploads from it, or device memory
+// for pictures that arrive on the GPU (Scorer::push_device). allocate()
+// returns zeroed memory (so stride padding is deterministic: readers never
+// write it) or aborts like operator new.
 class PictureAllocator {
  public:
   virtual ~PictureAllocator() = default;
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void deallocate(void* p) = 0;
+  // False for device memory: the host must not touch the samples.
+  virtual bool host_readable() const { return true; }
 };
 
 PictureAllocator& host_allocator();
@@ -80,6 +85,7 @@ class Picture {
   Picture& operator=(const Picture&) = delete;
 
   const VideoFormat& format() const { return fmt_; }
+  bool host_readable() const { return alloc_.host_readable(); }
   PlaneView plane(int p) const;
   uint8_t* mutable_data(int p) { return data_[p]; }
   const uint8_t* data(int p) const { return data_[p]; }

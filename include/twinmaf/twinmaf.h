@@ -111,6 +111,11 @@ struct ScorerConfig {
   // Per feature (extractor name, "vif"), overriding `backend`.
   std::vector<std::pair<std::string, Backend>> feature_backends;
   int gpu = 0;              // CUDA device index
+  // A CUcontext of the caller's: every GPU call of the scorer runs in it (its
+  // device, not `gpu`), so the caller's device pictures can be pushed
+  // (push_device) without leaving the device. Null: the device's primary
+  // context.
+  void* cuda_context = nullptr;
   unsigned readers = 0;     // raw-input reader threads on the GPU path (0: auto)
   bool profile = false;     // per-stage timings in report().profile
   unsigned distorted = 1;   // distorted inputs scored against one reference
@@ -301,10 +306,13 @@ class Scorer {
   // format (any allocator; new_picture() avoids a copy into pinned memory).
   // Blocks while the frame loop is full; returns an earlier frame's error.
   Status push(PicturePtr reference, std::vector<PicturePtr> distorted);
-  // The next frame from device memory (CUDA builds): the planes the features
-  // read are copied into pictures of new_picture() once the work queued on
-  // `stream` (a cudaStream_t; null: the legacy stream) is done; the caller
-  // may reuse its buffers when this returns.
+  // The next frame from device memory (CUDA builds), called with the
+  // scorer's context current (cuda_context, or the primary context of
+  // `gpu`): once the work queued on `stream` (a cudaStream_t of that context;
+  // null: its legacy stream) is done, the planes the features read are copied
+  // on the device into device pictures the frame loop uploads from when every
+  // feature runs on the GPU, else into host pictures of new_picture(). The
+  // caller may reuse its buffers when this returns.
   Status push_device(const DevicePlanes& reference, const std::vector<DevicePlanes>& distorted, void* stream = nullptr);
   // After the last push: waits for every frame and finishes the scores.
   Status flush();

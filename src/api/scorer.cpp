@@ -75,6 +75,7 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
   sc.backend = cfg.backend;
   sc.feature_backends = cfg.feature_backends;
   sc.gpu = cfg.gpu;
+  sc.cuda_context = cfg.cuda_context;
   sc.profile = cfg.profile;
   sc.readers = cfg.readers;
   Impl* raw = impl.get();
@@ -105,6 +106,7 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
   if (cfg.scaling.mode != Scaling::Mode::kOff) TWINMAF_RETURN_IF_ERROR(parse_scaler(cfg.scaling.scaler).status());
   impl->cfg = std::move(cfg);
   trace::mark("models loaded, features bound");
+  impl->session->begin_device();
   return std::unique_ptr<Scorer>(new Scorer(std::move(impl)));
 }
 
@@ -310,10 +312,15 @@ Status Scorer::open(const VideoFormat& format) {
   m.loop = std::thread([&m] {
     // The error of a frame the device range check flags: push()'s own check
     // on every plane read.
-    const auto host_check = [&m](const FrameSet& set) -> Status {
-      TWINMAF_RETURN_IF_ERROR(check_sample_range(*set.ref, 0, m.plan.ref_planes, "reference", set.index));
+    const auto check = [](const Picture& p, int planes, const std::string& name, unsigned index) -> Status {
+      if (p.host_readable()) return check_sample_range(p, 0, planes, name, index);
+      TWINMAF_ASSIGN_OR_RETURN(PicturePtr host, host_copy(p));
+      return check_sample_range(*host, 0, planes, name, index);
+    };
+    const auto host_check = [&m, &check](const FrameSet& set) -> Status {
+      TWINMAF_RETURN_IF_ERROR(check(*set.ref, m.plan.ref_planes, "reference", set.index));
       for (size_t l = 0; l < set.dis.size(); ++l)
-        TWINMAF_RETURN_IF_ERROR(check_sample_range(*set.dis[l], 0, m.plan.dis_planes, pushed_name(l), set.index));
+        TWINMAF_RETURN_IF_ERROR(check(*set.dis[l], m.plan.dis_planes, pushed_name(l), set.index));
       return ok_status();
     };
     m.loop_status = m.session->run(*m.feed, &m.report, host_check);
@@ -363,6 +370,10 @@ Status Scorer::push(PicturePtr reference, std::vector<PicturePtr> distorted) {
 #if !TWINMAF_HAVE_CUDA
 Status Scorer::push_device(const DevicePlanes&, const std::vector<DevicePlanes>&, void*) {
   TWINMAF_FAIL(kUnsupported, "push_device(): this build of twinmaf has no CUDA backend");
+}
+
+Result<PicturePtr> host_copy(const Picture&) {
+  TWINMAF_FAIL(kInternal, "a device picture in a build without CUDA");
 }
 #endif
 

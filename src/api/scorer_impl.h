@@ -101,6 +101,7 @@ struct Scorer::Impl {
   VideoFormat fmt;
   InputPlan plan;
   std::unique_ptr<PicturePool> pool;
+  std::unique_ptr<PicturePool> device_pool;  // push_device() when plan.device_input
   std::unique_ptr<PushFeed> feed;
   std::thread loop;
   Status loop_status;
@@ -151,5 +152,9 @@ struct Scorer::Impl {
     return nullptr;
   }
 };
+
+// A host copy of a device picture (CUDA builds; the error path of the range
+// check of pictures pushed on the device).
+Result<PicturePtr> host_copy(const Picture& device_picture);
 
 }  // namespace twinmaf

@@ -23,6 +23,7 @@ Result<Scorer*> scorer_of(VmafContext* v) {
     cfg.subsample = v->cfg.n_subsample;
     cfg.backend = v->cuda && !v->cfg.gpumask ? Backend::kAuto : Backend::kCpu;
     cfg.gpu = v->cuda ? v->cuda->device : 0;
+    cfg.cuda_context = v->cuda ? v->cuda->cu_ctx : nullptr;
     Result<std::unique_ptr<Scorer>> s = Scorer::create(std::move(cfg));
     if (!s.ok()) return s.status();
     v->scorer = std::move(*s);

@@ -1,7 +1,6 @@
 // The CUDA part of the C API (libvmaf/libvmaf_cuda.h; CUDA builds only):
 // CUDA states, pinned and device picture buffers, device pictures scored
-// through Scorer::push_device (which copies the planes the features read into
-// the scorer's host pictures; docs/capi.md, "CUDA").
+// through Scorer::push_device (docs/capi.md, "CUDA").
 //
 // Contexts: a state names the caller's CUcontext (or none: the primary
 // context). Device and pinned buffers are allocated in it and device pictures
@@ -76,7 +75,7 @@ void* allocate(Memory kind, size_t bytes, void* cu_ctx) {
     std::memset(p, 0, bytes);
   } else {
     if (cudaMalloc(&p, bytes) != cudaSuccess) return nullptr;
-    if (cudaMemset(p, 0, bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+    if (cudaMemset(p, 0, bytes) != cudaSuccess || cudaStreamSynchronize(cudaStreamLegacy) != cudaSuccess) {
       cudaFree(p);
       return nullptr;
     }
@@ -95,9 +94,10 @@ void release(Memory kind, void* p, void* cu_ctx) {
 Status push(Scorer& s, const DevicePlanes& ref, const DevicePlanes& dis, void* cu_ctx) {
   ContextScope scope(cu_ctx);
   if (!scope.ok()) return invalid("the CUDA context of the device pictures cannot be made current");
-  // The caller's writes to the pictures may still be queued in its context.
-  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
-    return Status(Code::kInternal, fmt::format("CUDA: {}", cudaGetErrorString(e)));
+  // The scorer runs in this context too: its copies on the legacy stream
+  // follow the caller's writes there and on its blocking streams (FFmpeg's
+  // cuMemcpy2D). No device-wide synchronisation: it would break the frame
+  // loop's graph capture.
   return s.push_device(ref, {dis}, nullptr);
 }
 

@@ -62,7 +62,9 @@ namespace {
 class HostAllocator final : public PictureAllocator {
  public:
   void* allocate(std::size_t bytes) override {
-    return ::operator new(bytes, std::align_val_t{64});
+    void* p = ::operator new(bytes, std::align_val_t{64});
+    std::memset(p, 0, bytes);
+    return p;
   }
   void deallocate(void* p) override { ::operator delete(p, std::align_val_t{64}); }
 };
@@ -86,8 +88,6 @@ Picture::Picture(const VideoFormat& fmt, PictureAllocator& alloc, int planes) : 
     bytes_ += static_cast<std::size_t>(stride_[p]) * static_cast<std::size_t>(fmt.stored_h(p));
   }
   base_ = static_cast<uint8_t*>(alloc_.allocate(bytes_));
-  // Zero once so the stride padding is deterministic (readers never write it).
-  std::memset(base_, 0, bytes_);
   for (int p = 0; p < planes; ++p) data_[p] = base_ + offset[p];
 }
 

@@ -46,7 +46,7 @@ Session::Session(SessionConfig cfg, unsigned lanes) : cfg_(std::move(cfg)), lane
   if (cfg_.subsample == 0) cfg_.subsample = 1;
 }
 
-Session::~Session() = default;
+Session::~Session() { end_device(); }
 
 Status Session::add(const FeatureSpec& spec, const OptionDict& opts) {
   if (prepared_) TWINMAF_FAIL(kInternal, "{}: registered after the session was prepared", spec.name);
@@ -109,6 +109,10 @@ Status Session::assign_backends(const VideoFormat&, std::vector<std::string>*) {
 
 PictureAllocator& Session::allocator() const { return host_allocator(); }
 
+void Session::begin_device() const {}
+
+void Session::end_device() const {}
+
 std::string Session::device_name() const { return {}; }
 
 Result<std::unique_ptr<DeviceRun>> make_device_run(DeviceRunSetup) {
@@ -152,6 +156,8 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
   device_range_check_ = fmt.bpc > 8 && fmt.bpc < 16 && all_twins && plan.ref_planes == ring_planes &&
                         plan.dis_planes == ring_planes;
   plan.host_range_check_from = device_range_check_ ? ring_planes : 0;
+  // (16-bit samples cannot exceed their range: no check at all.)
+  plan.device_input = all_twins && (fmt.bpc == 8 || fmt.bpc == 16 || device_range_check_);
   if (plan.pinned) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     // Six pread threads keep a 4K frame loop fed from the page cache (5 to

@@ -44,6 +44,7 @@ struct SessionConfig {
   // Per extractor name ("vif"), overriding `backend` for that feature.
   std::vector<std::pair<std::string, Backend>> feature_backends;
   int gpu = 0;
+  void* cuda_context = nullptr;  // ScorerConfig::cuda_context
   bool profile = false;  // per-stage timings (RunReport::profile)
   // Input reader threads for random-access inputs (raw YUV) on the GPU path;
   // 0: min(12, hardware threads - 2).
@@ -72,6 +73,9 @@ struct InputPlan {
   // inputs check the rest.
   int host_range_check_from = 0;
   unsigned reader_threads = 1;  // parallel raw readers worth running
+  // Pictures may arrive in device memory (Scorer::push_device): every
+  // feature runs on a twin and no host check reads the samples.
+  bool device_input = false;
 };
 
 class Session {
@@ -86,6 +90,9 @@ class Session {
   // A model's feature: registers the feature providing `provided_name`.
   Status use_feature_providing(std::string_view provided_name, const OptionDict& opts);
 
+  // Starts the GPU's start-up in the background (gpu::begin_context) when a
+  // registered feature may run there. After registration.
+  void begin_device() const;
   // Inits every extractor for `fmt` and assigns each feature's backend
   // (creating its twin). Once, after registration.
   Result<InputPlan> prepare(const VideoFormat& fmt);
@@ -148,6 +155,8 @@ class Session {
   Status add(const FeatureSpec& spec, const OptionDict& opts);
   Backend backend_of(const FeatureSpec& spec) const;
   Status assign_backends(const VideoFormat& fmt, std::vector<std::string>* notes);
+  bool wants_device() const;  // some feature asks for or allows a twin (CUDA builds)
+  void end_device() const;    // waits for begin_device()'s start-up (destruction)
   // Whether lane `lane` reuses lane 0's terms of feature i.
   bool shared_with_lane0(unsigned lane, size_t i) const {
     return lane > 0 && lanes_[0].features[i].needs.reference_only();

@@ -43,15 +43,24 @@ std::string Session::device_name() const {
   return gpu_ ? fmt::format("GPU {}: {}", gpu_->device(), gpu_->info().name) : std::string();
 }
 
-Status Session::assign_backends(const VideoFormat& fmt, std::vector<std::string>* notes) {
-  const auto& fs0 = lanes_[0].features;
-  const auto wants_device = [&](const Registered& r) {
+bool Session::wants_device() const {
+  return std::any_of(lanes_[0].features.begin(), lanes_[0].features.end(), [&](const Registered& r) {
     const Backend b = backend_of(*r.spec);
     return b == Backend::kCuda || (b == Backend::kAuto && r.spec->cuda);
-  };
-  if (std::none_of(fs0.begin(), fs0.end(), wants_device)) return ok_status();
+  });
+}
+
+void Session::begin_device() const {
+  if (wants_device() && !cfg_.cuda_context) gpu::begin_context(cfg_.gpu);
+}
+
+void Session::end_device() const { gpu::join_context_warm_up(); }
+
+Status Session::assign_backends(const VideoFormat& fmt, std::vector<std::string>* notes) {
+  const auto& fs0 = lanes_[0].features;
+  if (!wants_device()) return ok_status();
   if (!gpu_) {
-    auto ctx = gpu::Context::create(cfg_.gpu);
+    auto ctx = gpu::Context::create(cfg_.gpu, cfg_.cuda_context);
     if (!ctx.ok()) {
       for (const Registered& r : fs0)
         if (backend_of(*r.spec) == Backend::kCuda)

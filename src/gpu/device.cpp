@@ -1,7 +1,17 @@
 #include "gpu/device.h"
 
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <cuda.h>
 
 #include "gpu/cuda_check.h"
 
@@ -106,34 +116,158 @@ Result<PinnedBuffer> PinnedBuffer::create(std::size_t bytes) {
   return b;
 }
 
+namespace {
+
+[[noreturn]] void allocation_failed(const char* what, std::size_t bytes, const char* why) {
+  std::fprintf(stderr, "twinmaf: error: %s allocation of %zu bytes failed: %s\n", what, bytes, why);
+  std::abort();
+}
+
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+
+// Mapping sizes by address: munmap needs the length the mapping was made with.
+struct Mappings {
+  std::mutex mutex;
+  std::unordered_map<void*, std::size_t> bytes;
+};
+
+Mappings& mappings() {
+  static Mappings m;
+  return m;
+}
+
+}  // namespace
+
 void* PinnedAllocator::allocate(std::size_t bytes) {
-  void* p = nullptr;
-  const cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "twinmaf: error: pinned allocation of %zu bytes failed: %s\n", bytes,
-                 cudaGetErrorString(e));
-    std::abort();
+  const std::size_t n = align_up(bytes ? bytes : 1, kHugePage);
+  // Over-map by one huge page so the block can start on a 2 MiB boundary.
+  void* raw = mmap(nullptr, n + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) allocation_failed("pinned", bytes, std::strerror(errno));
+  const auto start = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = align_up(start, kHugePage);
+  if (aligned > start) munmap(raw, aligned - start);
+  if (const std::size_t tail = start + kHugePage - aligned; tail > 0)
+    munmap(reinterpret_cast<void*>(aligned + n), tail);
+  void* p = reinterpret_cast<void*>(aligned);
+  (void)madvise(p, n, MADV_HUGEPAGE);  // advice only: small pages work too
+  // Anonymous memory reads as zero; registering faults it in and locks it.
+  if (const cudaError_t e = cudaHostRegister(p, n, cudaHostRegisterPortable); e != cudaSuccess) {
+    munmap(p, n);
+    allocation_failed("pinned", bytes, cudaGetErrorString(e));
   }
+  Mappings& m = mappings();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.bytes.emplace(p, n);
   return p;
 }
 
-void PinnedAllocator::deallocate(void* p) { cudaFreeHost(p); }
+void PinnedAllocator::deallocate(void* p) {
+  if (!p) return;
+  std::size_t n = 0;
+  {
+    Mappings& m = mappings();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    const auto it = m.bytes.find(p);
+    if (it == m.bytes.end()) return;
+    n = it->second;
+    m.bytes.erase(it);
+  }
+  cudaHostUnregister(p);
+  munmap(p, n);
+}
 
-Result<std::unique_ptr<Context>> Context::create(int device) {
+void* DeviceAllocator::allocate(std::size_t bytes) {
+  void* p = nullptr;
+  cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+  if (e == cudaSuccess) e = cudaMemset(p, 0, bytes);
+  if (e != cudaSuccess) allocation_failed("device", bytes, cudaGetErrorString(e));
+  return p;
+}
+
+void DeviceAllocator::deallocate(void* p) { cudaFree(p); }
+
+namespace {
+
+// The context warm-up: one per process, for the first device asked.
+struct WarmUp {
+  std::mutex mutex;
+  std::thread thread;
+  int device = -1;
+};
+
+WarmUp& warm_up() {
+  static WarmUp* w = new WarmUp();  // never destroyed: sessions join the thread before they end
+  return *w;
+}
+
+}  // namespace
+
+void begin_context(int device) {
+  WarmUp& w = warm_up();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  if (w.thread.joinable() || w.device >= 0) return;
+  w.device = device;
+  w.thread = std::thread([device] {
+    int n = 0;
+    // Errors here are Context::create's to report: it repeats the calls.
+    if (cudaGetDeviceCount(&n) == cudaSuccess && device >= 0 && device < n && cudaSetDevice(device) == cudaSuccess)
+      (void)cudaFree(nullptr);
+    (void)cudaGetLastError();
+  });
+}
+
+namespace {
+
+// cuCtxSetCurrent through the runtime (no link to libcuda: the library loads
+// where no driver is installed); null if the driver lacks it.
+using SetCurrent = CUresult (*)(CUcontext);
+SetCurrent set_current() {
+  static const SetCurrent f = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    return cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+                   q == cudaDriverEntryPointSuccess
+               ? reinterpret_cast<SetCurrent>(p)
+               : nullptr;
+  }();
+  return f;
+}
+
+}  // namespace
+
+void join_context_warm_up() {
+  WarmUp& w = warm_up();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  if (w.thread.joinable()) w.thread.join();
+}
+
+Result<std::unique_ptr<Context>> Context::create(int device, void* cu_ctx) {
+  auto ctx = std::unique_ptr<Context>(new Context());
+  if (cu_ctx) {
+    ctx->cu_ctx_ = cu_ctx;
+    TWINMAF_RETURN_IF_ERROR(ctx->bind());
+    TWINMAF_CUDA_TRY(cudaGetDevice(&device));
+  } else {
+    join_context_warm_up();
+  }
   const std::vector<DeviceInfo> devices = list_devices();
   if (devices.empty()) TWINMAF_FAIL(kUnsupported, "no CUDA device or driver is available");
   if (device < 0 || device >= static_cast<int>(devices.size()))
     TWINMAF_FAIL(kInvalidArgument, "--gpu {}: this machine has {} CUDA device(s)", device, devices.size());
-  auto ctx = std::unique_ptr<Context>(new Context());
   ctx->device_ = device;
   ctx->info_ = devices[static_cast<size_t>(device)];
   TWINMAF_RETURN_IF_ERROR(ctx->bind());
-  TWINMAF_CUDA_TRY(cudaFree(nullptr));  // create the primary context now
+  TWINMAF_CUDA_TRY(cudaFree(nullptr));  // create the primary context now (or check the caller's)
   return ctx;
 }
 
 Status Context::bind() const {
-  TWINMAF_CUDA_TRY(cudaSetDevice(device_));
+  if (!cu_ctx_) {
+    TWINMAF_CUDA_TRY(cudaSetDevice(device_));
+    return ok_status();
+  }
+  if (!set_current() || set_current()(static_cast<CUcontext>(cu_ctx_)) != CUDA_SUCCESS)
+    TWINMAF_FAIL(kInternal, "the caller's CUDA context cannot be made current");
   return ok_status();
 }
 

@@ -37,7 +37,7 @@ DevicePicture FrameRing::view(const DeviceBuffer& b) const {
 Status FrameRing::upload_picture(const DeviceBuffer& dev, const Picture& host, void* stream) const {
   for (int p = 0; p < planes_; ++p)
     TWINMAF_CUDA_TRY(cudaMemcpyAsync(dev.get() + offset_[p], host.base() + offset_[p], bytes_[p],
-                                     cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream)));
+                                     cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
   return ok_status();
 }
 

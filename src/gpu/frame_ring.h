@@ -24,7 +24,8 @@ class FrameRing {
   int slots() const { return static_cast<int>(slots_.size()); }
   DevicePicture ref(int slot) const { return view(slots_[size_t(slot)][0]); }
   DevicePicture dis(int slot, unsigned lane) const { return view(slots_[size_t(slot)][lane + 1]); }
-  // One cudaMemcpyAsync per plane and picture on `stream`: ref, then dis[].
+  // One cudaMemcpyAsync per plane and picture on `stream`: ref, then dis[]
+  // (host pictures cross the bus; device pictures are copied on the device).
   Status upload(int slot, const Picture& ref, const std::vector<PicturePtr>& dis, void* stream) const;
   int planes() const { return planes_; }
   std::size_t plane_bytes(int p) const { return bytes_[p]; }

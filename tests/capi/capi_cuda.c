@@ -260,14 +260,17 @@ int main(int argc, char **argv)
     CUresult (*ctx_destroy)(CUcontext) = NULL;
     void *fn[2] = {NULL, NULL};
     enum cudaDriverEntryPointQueryResult q[2];
-    if (cudaGetDriverEntryPointByVersion("cuCtxCreate", &fn[0], 12000, cudaEnableDefault, &q[0]) != cudaSuccess ||
+    /* 11000: the ABI of cuCtxCreate_v2, FFmpeg's (later versions take
+     * affinity or create parameters first). */
+    if (cudaGetDriverEntryPointByVersion("cuCtxCreate", &fn[0], 11000, cudaEnableDefault, &q[0]) != cudaSuccess ||
         cudaGetDriverEntryPointByVersion("cuCtxDestroy", &fn[1], 12000, cudaEnableDefault, &q[1]) != cudaSuccess ||
         q[0] != cudaDriverEntryPointSuccess || q[1] != cudaDriverEntryPointSuccess)
         die("cudaGetDriverEntryPointByVersion", 0);
     memcpy(&ctx_create, &fn[0], sizeof fn[0]);
     memcpy(&ctx_destroy, &fn[1], sizeof fn[1]);
     CUcontext ctx = NULL;
-    if (ctx_create(&ctx, 0, 0) != CUDA_SUCCESS) die("cuCtxCreate", 0);
+    const CUresult created = ctx_create(&ctx, 0, 0);
+    if (created != CUDA_SUCCESS) die("cuCtxCreate", (long)created);
 
     static struct run runs[3];
     score(CPU, NULL, argv, max_frames, &runs[CPU]);

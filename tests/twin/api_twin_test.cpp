@@ -95,14 +95,17 @@ TEST(ApiTwin, PushedSamplesOverTheDepthFailAsOnTheCpu) {
   REQUIRE_GPU();
   const VideoFormat f{96, 64, PixFmt::k420, 10};
   const Clip c = ramp_clip(f, 5, 29);
-  Status got[2];
-  for (const Backend b : {Backend::kCpu, Backend::kCuda}) {
+  // CPU push, CUDA push, CUDA push_device (device pictures: the device range
+  // check flags the frame, the error comes from a host copy).
+  Status got[3];
+  for (int mode = 0; mode < 3; ++mode) {
     ScorerConfig cfg;
     cfg.features = {"vif", "motion"};
-    cfg.backend = b;
+    cfg.backend = mode == 0 ? Backend::kCpu : Backend::kCuda;
     auto s = Scorer::create(cfg);
     ASSERT_TRUE(s.ok());
     ASSERT_TRUE((*s)->open(f).ok());
+    std::vector<void*> buffers;
     Status st;
     for (int t = 0; t < 5 && st.ok(); ++t) {
       auto ref = std::make_shared<Picture>(f, host_allocator());
@@ -110,15 +113,52 @@ TEST(ApiTwin, PushedSamplesOverTheDepthFailAsOnTheCpu) {
       fill(*ref, c.ref, t);
       fill(*dis, c.dis, t);
       if (t == 3) reinterpret_cast<uint16_t*>(ref->mutable_data(0) + 7 * ref->stride(0))[11] = 1024;
-      st = (*s)->push(ref, {dis});
+      if (mode < 2) {
+        st = (*s)->push(ref, {dis});
+        continue;
+      }
+      DevicePlanes d[2];
+      for (int k = 0; k < 2; ++k) {
+        const Picture& host = k == 0 ? *ref : *dis;
+        const size_t bytes = size_t(host.stride(0)) * size_t(f.stored_h(0));
+        void* buf = nullptr;
+        ASSERT_EQ(cudaSuccess, cudaMalloc(&buf, bytes));
+        buffers.push_back(buf);
+        ASSERT_EQ(cudaSuccess, cudaMemcpy(buf, host.data(0), bytes, cudaMemcpyHostToDevice));
+        d[k].planes[0] = buf;
+        d[k].pitch[0] = size_t(host.stride(0));
+      }
+      st = (*s)->push_device(d[0], {d[1]});
     }
     if (st.ok()) st = (*s)->flush();
-    got[b == Backend::kCuda] = st;
+    for (void* b : buffers) cudaFree(b);
+    got[mode] = st;
   }
   ASSERT_FALSE(got[0].ok());
   EXPECT_NE(got[0].message().find("exceeds 10 bits"), std::string::npos) << got[0].message();
-  EXPECT_EQ(got[0].message(), got[1].message());
-  EXPECT_EQ(got[0].code(), got[1].code());
+  for (int mode = 1; mode < 3; ++mode) {
+    EXPECT_EQ(got[0].message(), got[mode].message()) << "mode " << mode;
+    EXPECT_EQ(got[0].code(), got[mode].code()) << "mode " << mode;
+  }
+}
+
+// Device pictures when a feature runs on the CPU: they go through host
+// pictures, the same bits.
+TEST(ApiTwin, DevicePicturesWithACpuFeature) {
+  REQUIRE_GPU();
+  const VideoFormat f{322, 180, PixFmt::k420, 8};
+  const Clip c = ramp_clip(f, 5, 31);
+  ScorerConfig cfg;
+  cfg.features = {"psnr_hvs", "vif", "motion"};
+  cfg.backend = Backend::kCpu;
+  const auto cpu = run_pushed(c, 5, cfg, false);
+  cfg.backend = Backend::kAuto;
+  cfg.feature_backends = {{"psnr_hvs", Backend::kCpu}};
+  const auto mixed = run_pushed(c, 5, cfg, true);
+  ASSERT_TRUE(cpu && mixed);
+  for (const auto& [feature, backend] : mixed->info().backends)
+    EXPECT_EQ(backend, feature == "psnr_hvs" ? "cpu" : "cuda") << feature;
+  values_compared() += expect_same_scores(*cpu, *mixed);
 }
 
 // A GPU run whose CPU-assigned features run on the worker threads: the same
