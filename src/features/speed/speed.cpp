@@ -144,9 +144,21 @@ Result<SpeedKernelParams> kernel_params(std::string_view feature, std::string_vi
   return kp;
 }
 
-class SpeedChroma final : public Extractor {
+// What both extractors resolve at init and their twins read.
+class SpeedExtractor : public Extractor {
  public:
-  SpeedChroma(const Options& o, const SpeedParams& p) : p_(p) {
+  explicit SpeedExtractor(const SpeedParams& p) : p_(p) {}
+  const SpeedParams& params() const { return p_; }
+  const SpeedKernelParams& kernels() const { return kp_; }
+
+ protected:
+  SpeedParams p_;
+  SpeedKernelParams kp_;
+};
+
+class SpeedChroma final : public SpeedExtractor {
+ public:
+  SpeedChroma(const Options& o, const SpeedParams& p) : SpeedExtractor(p) {
     for (int i = 0; i < 3; ++i) names_[i] = o.feature_name(kChromaNames[i]);
   }
 
@@ -183,15 +195,13 @@ class SpeedChroma final : public Extractor {
   }
 
  private:
-  SpeedParams p_;
   std::string names_[3];
-  SpeedKernelParams kp_;
 };
 
-class SpeedTemporal final : public Extractor {
+class SpeedTemporal final : public SpeedExtractor {
  public:
   SpeedTemporal(const Options& o, const SpeedParams& p)
-      : p_(p), name_(o.feature_name(kTemporalName)) {}
+      : SpeedExtractor(p), name_(o.feature_name(kTemporalName)) {}
 
   Status init(const VideoFormat& fmt) override {
     TWINMAF_ASSIGN_OR_RETURN(kp_, kernel_params("speed_temporal", "luma plane", fmt.w, fmt.h,
@@ -243,12 +253,18 @@ class SpeedTemporal final : public Extractor {
   }
 
  private:
-  SpeedParams p_;
   std::string name_;
-  SpeedKernelParams kp_;
 };
 
 }  // namespace
+
+const SpeedParams& speed_params(const Extractor& configured) {
+  return down_cast<const SpeedExtractor&>(configured).params();
+}
+
+const SpeedKernelParams& speed_kernel_params(const Extractor& configured) {
+  return down_cast<const SpeedExtractor&>(configured).kernels();
+}
 
 bool SpeedParams::prescales() const { return !(std::fabs(prescale - 1.0) < 1.0e-3); }
 
@@ -284,6 +300,9 @@ const FeatureSpec& speed_chroma_feature_spec() {
         TWINMAF_ASSIGN_OR_RETURN(SpeedParams p, params_from("speed_chroma", o, true));
         return std::unique_ptr<Extractor>(std::make_unique<SpeedChroma>(o, p));
       },
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_speed_chroma_twin,
+#endif
   };
   return spec;
 }
@@ -297,6 +316,9 @@ const FeatureSpec& speed_temporal_feature_spec() {
         TWINMAF_ASSIGN_OR_RETURN(SpeedParams p, params_from("speed_temporal", o, false));
         return std::unique_ptr<Extractor>(std::make_unique<SpeedTemporal>(o, p));
       },
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_speed_temporal_twin,
+#endif
   };
   return spec;
 }

@@ -1,0 +1,209 @@
+// speed_chroma and speed_temporal twin tests: the CPU path against the CUDA
+// path through the session (expect_twin: every band of every frame with
+// FrameTerms::same_as, then every output with ==), over 8/10/12/16 bit x
+// 4:2:0/4:2:2/4:4:4, the minimum and odd sizes, 1-5 and 48 frames,
+// --subsample 3, every option value the v1.0.16 models use (ks 1; ps 0.5 and
+// 0.6 bilinear; nnf 0.1, snn 0.19, wvm 5, mxv 45) and the other kernel
+// scales, prescale methods, weighting modes and speed_use_ref_diff; sizes
+// the CPU refuses get the same refusal on CUDA; a lanczos4 prescale is the
+// twin's one refusal (the CPU runs it under --backend auto).
+//
+// Non-trivial values: a channel whose 1/16 image is at least 10x10 (chroma
+// 160x160 after prescale) has 36 samples per shifted sub-image, enough for a
+// regular covariance on noise, so some score is finite and non-zero; smaller
+// ones may be singular (0 everywhere), as the CPU's own tests record. Ramps
+// (smooth, nearly their own local mean) are compared without that claim.
+#include <string>
+#include <vector>
+
+#include "features/speed/speed.h"
+#include "tests/twin/twin_harness.h"
+
+namespace twinmaf::test {
+namespace {
+
+const int kDepths[] = {8, 10, 12, 16};
+const PixFmt kLayouts[] = {PixFmt::k420, PixFmt::k422, PixFmt::k444};
+
+// The v1.0.16 models' speed_chroma options (models/vmaf_v1.0.16*.json).
+const char* const kV1016Chroma[] = {
+    "speed_chroma=speed_kernelscale=1.0:speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:"
+    "speed_max_val=45.0",
+    "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_prescale=0.5:"
+    "speed_prescale_method=bilinear:speed_max_val=45.0",
+    "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_prescale=0.6:"
+    "speed_prescale_method=bilinear:speed_max_val=45.0",
+};
+
+// Whether a plane of w x h, resized by ps, has a 1/16 image of 10x10 or more.
+bool regular(int w, int h, double ps) {
+  return int(w * ps + 0.5) >= 160 && int(h * ps + 0.5) >= 160;
+}
+
+// The CPU refuses the request at init; CUDA gives the same status.
+void expect_same_refusal(const Clip& clip, const std::vector<std::string>& features) {
+  SCOPED_TRACE(describe(clip.f, features, 2, 1));
+  const Outcome cpu = score(clip, features, Backend::kCpu, 1);
+  const Outcome gpu = score(clip, features, Backend::kCuda, 1);
+  ASSERT_FALSE(cpu.status.ok()) << "the CPU accepted it";
+  ASSERT_FALSE(gpu.status.ok()) << "CUDA accepted it";
+  EXPECT_EQ(cpu.status.code(), gpu.status.code());
+  EXPECT_EQ(cpu.status.message(), gpu.status.message());
+  EXPECT_EQ(cpu.status.message().find('\n'), std::string::npos);
+}
+
+TEST(SpeedTwin, EveryDepthLayoutAndSize) {
+  REQUIRE_GPU();
+  // Luma sizes: chroma at the 80x80 minimum (one block: singular, zeros) in
+  // each layout, odd sizes dropping a chroma row/column, and 10x10 or more
+  // at 1/16 scale.
+  const std::pair<int, int> sizes[] = {{160, 160}, {161, 163}, {80, 80}, {81, 97}, {357, 353}, {331, 323}};
+  int runs = 0;
+  for (int bpc : kDepths)
+    for (PixFmt fmt : kLayouts)
+      for (auto [w, h] : sizes) {
+        const VideoFormat f{w, h, fmt, bpc};
+        const int cw = f.plane_w(1), ch = f.plane_h(1);
+        if (cw < 80 || ch < 80) continue;  // refused: SameRefusalBelowTheMinimum
+        const uint64_t seed = uint64_t(w * 131 + h + bpc);
+        expect_twin(noise_clip(f, 3, seed), {"speed_chroma"}, 3, 1, regular(cw, ch, 1));
+        expect_twin(noise_clip(f, 3, seed), {"speed_temporal"}, 3, 1, regular(w, h, 1));
+        expect_twin(ramp_clip(f, 2, seed + 1), {"speed_chroma", "speed_temporal=speed_use_ref_diff=true"}, 2, 1,
+                    false);
+        ++runs;
+      }
+  EXPECT_GE(runs, 50);
+}
+
+TEST(SpeedTwin, SameRefusalBelowTheMinimum) {
+  REQUIRE_GPU();
+  // Below 80x80 after prescale (the chroma plane for speed_chroma), a
+  // prescale adding rows for speed_temporal, and |ps - 1| < 1e-3 rounding a
+  // side up into samples a kept output reads (speed_test.cpp's cases).
+  const std::pair<VideoFormat, std::string> cases[] = {
+      {{159, 160, PixFmt::k420, 8}, "speed_chroma"},
+      {{160, 159, PixFmt::k422, 10}, "speed_chroma"},
+      {{79, 80, PixFmt::k444, 12}, "speed_chroma"},
+      {{79, 80, PixFmt::k444, 16}, "speed_temporal"},
+      {{64, 48, PixFmt::k420, 8}, "speed_temporal"},
+      {{3, 3, PixFmt::k444, 8}, "speed_chroma"},
+      {{1, 1, PixFmt::k444, 8}, "speed_chroma=speed_prescale=4"},
+      {{158, 158, PixFmt::k444, 8}, "speed_temporal=speed_prescale=0.5"},
+      {{40, 40, PixFmt::k444, 8}, "speed_temporal=speed_prescale=2"},
+      {{1023, 96, PixFmt::k444, 8}, "speed_chroma=speed_prescale=1.0009:speed_kernelscale=3.71134"},
+  };
+  for (const auto& [f, feature] : cases) expect_same_refusal(noise_clip(f, 2, 7), {feature});
+}
+
+TEST(SpeedTwin, SequencesAndSubsampling) {
+  REQUIRE_GPU();
+  const VideoFormat f{357, 353, PixFmt::k420, 10};
+  for (int frames : {1, 2, 3, 4, 5}) {
+    // One frame: speed_temporal is 0 by definition (frame 0).
+    expect_twin(noise_clip(f, frames, uint64_t(frames)), {"speed_temporal"}, frames, 1, frames > 1);
+    expect_twin(noise_clip(f, frames, uint64_t(frames) + 10), {"speed_chroma", "speed_temporal"}, frames);
+    expect_twin(ramp_clip(f, frames, uint64_t(frames)), {"speed_chroma", "speed_temporal"}, frames, 1, false);
+  }
+  expect_twin(noise_clip(f, 48, 48), {"speed_chroma", "speed_temporal", "speed_temporal=speed_use_ref_diff=true"},
+              48);
+  expect_twin(ramp_clip(f, 48, 49), {"speed_chroma", "speed_temporal"}, 48, 1, false);
+  for (int frames : {5, 10})
+    expect_twin(noise_clip({331, 323, PixFmt::k444, 8}, frames, 3), {"speed_chroma", "speed_temporal"}, frames, 3);
+  // With other twins reading the same ring (luma, chroma, previous frames).
+  expect_twin(noise_clip(f, 6, 6), {"speed_chroma", "speed_temporal", "psnr", "motion", "psnr_hvs"}, 6);
+}
+
+TEST(SpeedTwin, V1016ChromaOptions) {
+  REQUIRE_GPU();
+  // 576x324 leaves one block per channel at ps 0.5 (zeros, the model's
+  // documented case); 1080p and 2160p are the models' sizes.
+  for (const char* opts : kV1016Chroma) {
+    for (int bpc : {8, 10}) expect_twin(ramp_clip({576, 324, PixFmt::k420, bpc}, 3, 4), {opts}, 3, 1, false);
+    expect_twin(noise_clip({1920, 1080, PixFmt::k420, 8}, 3, 5), {opts}, 3);
+    expect_twin(ramp_clip({1920, 1080, PixFmt::k420, 10}, 2, 6), {opts}, 2, 1, false);
+    expect_twin(noise_clip({3840, 2160, PixFmt::k420, 10}, 2, 7), {opts}, 2);
+    expect_twin(noise_clip({357, 353, PixFmt::k444, 12}, 2, 8), {opts}, 2, 1, false);
+  }
+  // All three configurations in one session, with subsampling.
+  expect_twin(noise_clip({1920, 1080, PixFmt::k420, 8}, 7, 9),
+              {kV1016Chroma[0], kV1016Chroma[1], kV1016Chroma[2]}, 7, 3);
+}
+
+TEST(SpeedTwin, KernelScalesPrescalesAndWeightModes) {
+  REQUIRE_GPU();
+  const VideoFormat f{331, 323, PixFmt::k444, 8};
+  const Clip clip = noise_clip(f, 2, 11);
+  for (const char* ks : {"1", "0.5", "1.5", "2", "0.666667", "2.4", "3.71134", "3", "0.444444", "1.111111"})
+    for (const char* feature : {"speed_chroma", "speed_temporal"})
+      expect_twin(clip, {std::string(feature) + "=speed_kernelscale=" + ks}, 2);
+  // Prescale up and down with the three methods the twin runs, and the
+  // |ps - 1| < 1e-3 cases (no resampling, a side rounded down or up).
+  struct Case {
+    VideoFormat f;
+    const char* ps;
+    bool temporal;  // speed_temporal refuses added rows
+  };
+  const Case cases[] = {
+      {{331, 323, PixFmt::k444, 8}, "0.5", true},   {{331, 323, PixFmt::k444, 10}, "0.6", true},
+      {{331, 323, PixFmt::k444, 12}, "0.75", true}, {{331, 323, PixFmt::k444, 16}, "0.93", true},
+      {{331, 323, PixFmt::k420, 8}, "1.5", false},  {{257, 181, PixFmt::k422, 8}, "2", false},
+      {{91, 87, PixFmt::k444, 10}, "3.7", false},   {{1200, 200, PixFmt::k444, 8}, "0.9991", true},
+      {{1200, 200, PixFmt::k444, 8}, "1.0009", true}, {{1023, 96, PixFmt::k444, 8}, "1.0009", true},
+  };
+  for (const Case& c : cases) {
+    const Clip cl = noise_clip(c.f, 2, 12);
+    for (const char* method : {"nearest", "bilinear", "bicubic"}) {
+      const std::string o = std::string("speed_prescale=") + c.ps + ":speed_prescale_method=" + method;
+      const double ps = std::stod(c.ps);
+      expect_twin(cl, {"speed_chroma=" + o}, 2, 1, regular(c.f.plane_w(1), c.f.plane_h(1), ps));
+      if (c.temporal) expect_twin(cl, {"speed_temporal=" + o}, 2, 1, regular(c.f.w, c.f.h, ps));
+    }
+  }
+  for (int wvm = 0; wvm <= 6; ++wvm)
+    expect_twin(clip, {"speed_chroma=speed_weight_var_mode=" + std::to_string(wvm) + ":speed_nn_floor=0.3"}, 2);
+  expect_twin(clip, {"speed_chroma=speed_sigma_nn=1.5:speed_max_val=0.01", "speed_temporal=speed_sigma_nn=0.1",
+                     "speed_temporal=speed_use_ref_diff=true:speed_prescale=0.7:speed_prescale_method=bicubic"},
+              2);
+  // Identical inputs: zeros in modes 0..3, small non-zero values in 4..6.
+  Clip same = noise_clip(f, 3, 13);
+  same.dis = same.ref;
+  expect_twin(same, {"speed_chroma", "speed_chroma=speed_weight_var_mode=5", "speed_temporal"}, 3);
+}
+
+TEST(SpeedTwin, Lanczos4RunsOnTheCpu) {
+  REQUIRE_GPU();
+  const Clip clip = noise_clip({331, 323, PixFmt::k444, 8}, 2, 14);
+  for (const char* feature : {"speed_chroma", "speed_temporal"}) {
+    const std::string text = std::string(feature) + "=speed_prescale=0.5:speed_prescale_method=lanczos4";
+    SCOPED_TRACE(text);
+    const Outcome gpu = score(clip, {text}, Backend::kCuda, 1);
+    ASSERT_FALSE(gpu.status.ok());
+    EXPECT_EQ(gpu.status.code(), Code::kUnsupported);
+    EXPECT_NE(gpu.status.message().find("lanczos4"), std::string::npos) << gpu.status.message();
+    const Outcome cpu = score(clip, {text}, Backend::kCpu, 1);
+    const Outcome automatic = score(clip, {text}, Backend::kAuto, 1);
+    ASSERT_TRUE(cpu.status.ok() && automatic.status.ok());
+    ASSERT_EQ(automatic.backends, std::vector<std::string>{"cpu"});
+    ASSERT_EQ(cpu.terms.size(), automatic.terms.size());
+    for (size_t k = 0; k < cpu.terms.size(); ++k) EXPECT_TRUE(cpu.terms[k].terms->same_as(*automatic.terms[k].terms));
+  }
+  // lanczos4 at equal sizes (331 * 1.0015 and 323 * 1.0015 round back) copies:
+  // no weights, the twin runs it.
+  expect_twin(clip, {"speed_chroma=speed_prescale=1.0015:speed_prescale_method=lanczos4"}, 2);
+}
+
+TEST(SpeedTwin, RealClips) {
+  REQUIRE_GPU();
+  const std::vector<Clip> clips = real_clips();
+  if (clips.empty()) GTEST_SKIP() << "skipped: TWINMAF_TWIN_CLIPS not set";
+  for (const Clip& c : clips) {
+    std::vector<std::string> features(std::begin(kV1016Chroma), std::end(kV1016Chroma));
+    features.push_back("speed_temporal");
+    // Every configuration must be accepted; tiny clips (< 160x160 chroma)
+    // would be refused by the CPU too.
+    expect_twin(c, features, clip_frames(c), 1, regular(c.f.plane_w(1), c.f.plane_h(1), 0.5));
+  }
+}
+
+}  // namespace
+}  // namespace twinmaf::test
