@@ -1,22 +1,37 @@
-// speed_chroma and speed_temporal twin tests: the CPU path against the CUDA
-// path through the session (expect_twin: every band of every frame with
-// FrameTerms::same_as, then every output with ==), over 8/10/12/16 bit x
-// 4:2:0/4:2:2/4:4:4, the minimum and odd sizes, 1-5 and 48 frames,
-// --subsample 3, every option value the v1.0.16 models use (ks 1; ps 0.5 and
-// 0.6 bilinear; nnf 0.1, snn 0.19, wvm 5, mxv 45) and the other kernel
-// scales, prescale methods, weighting modes and speed_use_ref_diff; sizes
-// the CPU refuses get the same refusal on CUDA; a lanczos4 prescale is the
-// twin's one refusal (the CPU runs it under --backend auto).
+// speed_chroma and speed_temporal twin tests.
+//
+// Host (no GPU needed): the twin's arithmetic (speed_math.h, which speed.cu
+// runs value by value) evaluated on the host over the same launch the twin
+// builds (speed_twin_launch, windows from speed_window) equals the CPU
+// reference's bands bit for bit: every depth and layout, every kernel scale
+// at the widest filter, every prescale method the twin runs up and down,
+// sides rounded within 1e-3 of 1, the v1.0.16 prescales at 1080p.
+//
+// GPU: the CPU path against the CUDA path through the session (expect_twin:
+// every band of every frame with FrameTerms::same_as, then every output
+// with ==), over 8/10/12/16 bit x 4:2:0/4:2:2/4:4:4, the minimum and odd
+// sizes, 1-5 and 48 frames, --subsample 3, every option value the v1.0.16
+// models use (ks 1; ps 0.5 and 0.6 bilinear; nnf 0.1, snn 0.19, wvm 5, mxv 45)
+// and the other kernel scales, prescale methods, weighting modes and
+// speed_use_ref_diff; sizes the CPU refuses get the same refusal on CUDA; a
+// resampling lanczos4 prescale is the twin's one refusal (the CPU runs it
+// under --backend auto).
 //
 // Non-trivial values: a channel whose 1/16 image is at least 10x10 (chroma
 // 160x160 after prescale) has 36 samples per shifted sub-image, enough for a
 // regular covariance on noise, so some score is finite and non-zero; smaller
 // ones may be singular (0 everywhere), as the CPU's own tests record. Ramps
 // (smooth, nearly their own local mean) are compared without that claim.
+#include <fmt/format.h>
+
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "api/feature_text.h"
+#include "base/hd_math.h"
 #include "features/speed/speed.h"
+#include "tests/support/noise_clip.h"
 #include "tests/twin/twin_harness.h"
 
 namespace twinmaf::test {
@@ -38,6 +53,200 @@ const char* const kV1016Chroma[] = {
 // Whether a plane of w x h, resized by ps, has a 1/16 image of 10x10 or more.
 bool regular(int w, int h, double ps) {
   return int(w * ps + 0.5) >= 160 && int(h * ps + 0.5) >= 160;
+}
+
+// Uniform noise in every plane of a picture.
+void fill_noise(Picture& p, SplitMix64& rng) {
+  const VideoFormat& f = p.format();
+  for (int c = 0; c < f.planes(); ++c)
+    for (int y = 0; y < f.stored_h(c); ++y) {
+      uint8_t* row = p.mutable_data(c) + y * p.stride(c);
+      for (int x = 0; x < f.stored_w(c); ++x) {
+        const auto v = static_cast<uint16_t>(rng.next() >> (64 - f.bpc));
+        if (f.bpc > 8)
+          std::memcpy(row + 2 * x, &v, 2);
+        else
+          row[x] = static_cast<uint8_t>(v);
+      }
+    }
+}
+
+// The twin's three passes on the host, in speed.cu's layout.
+template <typename T, bool kDiff, SpeedSource kSource>
+void host_vertical(const SpeedLaunch& l) {
+  for (int k = 0; k < l.images; ++k)
+    for (int oy = 0; oy < l.op_h; ++oy)
+      for (int x = 0; x < l.scaled_w; ++x)
+        l.vert[(size_t(k) * l.op_h + oy) * l.scaled_w + x] = speed_vertical_value<T, kDiff, kSource>(l, k, oy, x);
+}
+
+template <typename T, bool kDiff>
+void host_vertical(const SpeedLaunch& l) {
+  switch (l.source) {
+    case SpeedSource::kDirect: return host_vertical<T, kDiff, SpeedSource::kDirect>(l);
+    case SpeedSource::kNearest: return host_vertical<T, kDiff, SpeedSource::kNearest>(l);
+    case SpeedSource::kBilinear: return host_vertical<T, kDiff, SpeedSource::kBilinear>(l);
+    case SpeedSource::kBicubic: return host_vertical<T, kDiff, SpeedSource::kBicubic>(l);
+  }
+}
+
+std::vector<float> host_bands(SpeedLaunch l) {
+  std::vector<SpeedWindow> windows;
+  if (l.source != SpeedSource::kDirect) {
+    for (int x = 0; x < l.scaled_w; ++x) windows.push_back(speed_window(l.source, l.w, l.scaled_w, x));
+    for (int y = 0; y < l.scaled_h; ++y) windows.push_back(speed_window(l.source, l.h, l.scaled_h, y));
+    for (size_t i = 0; i < windows.size(); ++i)
+      for (int j = 0; j < speed_window_taps(l.source); ++j) {
+        const int limit = i < size_t(l.scaled_w) ? l.w : l.h;
+        EXPECT_TRUE(windows[i].idx[j] >= 0 && windows[i].idx[j] < limit) << "window " << i;
+      }
+    l.cols = windows.data();
+    l.rows = windows.data() + l.scaled_w;
+  }
+  std::vector<float> vert(size_t(l.images) * l.op_h * l.scaled_w), small(size_t(l.images) * l.op_h * l.op_w);
+  l.vert = vert.data();
+  l.small = small.data();
+  if (l.bpc == 8)
+    l.difference ? host_vertical<uint8_t, true>(l) : host_vertical<uint8_t, false>(l);
+  else
+    l.difference ? host_vertical<uint16_t, true>(l) : host_vertical<uint16_t, false>(l);
+  for (int k = 0; k < l.images; ++k)
+    for (int oy = 0; oy < l.op_h; ++oy)
+      for (int ox = 0; ox < l.op_w; ++ox)
+        l.small[(size_t(k) * l.op_h + oy) * l.op_w + ox] = speed_horizontal_value(l, k, oy, ox);
+  std::vector<float> bands(size_t(l.images) * l.band_size());
+  for (int k = 0; k < l.images; ++k)
+    for (int y = 0; y < l.trunc_h; ++y)
+      for (int x = 0; x < l.trunc_w; ++x)
+        bands[k * l.band_size() + size_t(y) * l.trunc_w + x] = speed_band_value(l, k, x, y);
+  return bands;
+}
+
+// The twin's arithmetic on the host vs speed_band_ref /
+// speed_difference_band_ref on two noise frames; counts the compared values
+// (0 when init refuses the request).
+size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t seed) {
+  SCOPED_TRACE(describe(f, {text}, 2, 1));
+  const bool temporal = text.rfind("speed_temporal", 0) == 0;
+  const FeatureSpec& spec = temporal ? speed_temporal_feature_spec() : speed_chroma_feature_spec();
+  auto req = parse_feature_text(text);
+  EXPECT_TRUE(req.ok()) << req.status().message();
+  if (!req.ok()) return 0;
+  auto opts = Options::parse(spec.name, spec.options, req->options);
+  EXPECT_TRUE(opts.ok()) << opts.status().message();
+  if (!opts.ok()) return 0;
+  auto ex = spec.create(*opts);
+  EXPECT_TRUE(ex.ok()) << ex.status().message();
+  if (!ex.ok() || !(*ex)->init(f).ok()) return 0;
+  const SpeedKernelParams& kp = speed_kernel_params(**ex);
+  auto launch = speed_twin_launch(spec.name, kp, temporal);
+  EXPECT_TRUE(launch.ok()) << launch.status().message();
+  if (!launch.ok()) return 0;
+  SpeedLaunch l = *launch;
+  SplitMix64 rng(seed);
+  Picture r0(f, host_allocator()), d0(f, host_allocator()), r1(f, host_allocator()), d1(f, host_allocator());
+  for (Picture* p : {&r0, &d0, &r1, &d1}) fill_noise(*p, rng);
+  const auto bytes = [](const Picture& p, int c) { return p.plane(c).data; };
+  const auto pitch = [](const Picture& p, int c) { return size_t(p.stride(c)); };
+  std::vector<SpeedBand> want(size_t(l.images));
+  if (temporal) {
+    l.image[0] = {bytes(r0, 0), bytes(r1, 0), pitch(r0, 0), pitch(r1, 0)};
+    l.image[1] = {bytes(d0, 0), bytes(d1, 0), pitch(d0, 0), pitch(d1, 0)};
+    speed_difference_band_ref(kp, r0.plane(0), r1.plane(0), want[0]);
+    speed_difference_band_ref(kp, d0.plane(0), d1.plane(0), want[1]);
+  } else {
+    for (int c = 0; c < 2; ++c) {
+      l.image[2 * c] = {bytes(r1, 1 + c), nullptr, pitch(r1, 1 + c), 0};
+      l.image[2 * c + 1] = {bytes(d1, 1 + c), nullptr, pitch(d1, 1 + c), 0};
+      speed_band_ref(kp, r1.plane(1 + c), want[2 * c]);
+      speed_band_ref(kp, d1.plane(1 + c), want[2 * c + 1]);
+    }
+  }
+  const std::vector<float> got = host_bands(l);
+  size_t nonzero = 0;
+  for (int k = 0; k < l.images; ++k) {
+    EXPECT_EQ(want[k].size(), l.band_size());
+    if (want[k].size() != l.band_size()) return 0;
+    for (size_t i = 0; i < l.band_size(); ++i) {
+      const float a = want[k][i], b = got[k * l.band_size() + i];
+      if (float_bits(a) != float_bits(b)) {
+        ADD_FAILURE() << "image " << k << " value " << i % l.trunc_w << "," << i / l.trunc_w << ": cpu "
+                      << fmt::format("{:a}", a) << " twin arithmetic " << fmt::format("{:a}", b);
+        return 0;
+      }
+      nonzero += a != 0;
+    }
+  }
+  EXPECT_GT(nonzero, l.band_size());  // noise bands are not zero
+  return size_t(l.images) * l.band_size();
+}
+
+TEST(SpeedTwinArithmetic, EqualsTheCpuReferenceOnTheHost) {
+  size_t values = 0;
+  int runs = 0;
+  const auto check = [&](const VideoFormat& f, const std::string& text) {
+    const size_t n = expect_host_bands(f, text, uint64_t(f.w * 7 + f.h + f.bpc + runs));
+    values += n;
+    runs += n > 0;
+  };
+  for (int bpc : kDepths)
+    for (PixFmt fmt : kLayouts)
+      for (const char* feature : {"speed_chroma", "speed_temporal"}) check({161, 163, fmt, bpc}, feature);
+  for (const char* ks : {"1", "0.5", "1.5", "2", "0.666667", "2.4", "3.71134", "3", "0.444444", "1.111111", "1.4746"})
+    for (const char* feature : {"speed_chroma", "speed_temporal"})
+      check({181, 167, PixFmt::k444, 10}, std::string(feature) + "=speed_kernelscale=" + ks);
+  struct Case {
+    VideoFormat f;
+    const char* ps;
+  };
+  const Case cases[] = {
+      {{181, 167, PixFmt::k444, 8}, "0.5"},  {{331, 323, PixFmt::k444, 10}, "0.6"},
+      {{181, 167, PixFmt::k444, 12}, "0.75"}, {{181, 167, PixFmt::k444, 16}, "0.93"},
+      {{181, 167, PixFmt::k420, 8}, "1.5"},  {{257, 181, PixFmt::k422, 8}, "2"},
+      {{91, 87, PixFmt::k444, 10}, "3.7"},   {{1200, 100, PixFmt::k444, 8}, "0.9991"},
+      {{1200, 100, PixFmt::k444, 8}, "1.0009"}, {{1023, 96, PixFmt::k444, 8}, "1.0009"},
+      {{331, 323, PixFmt::k444, 8}, "1.0015"},
+  };
+  for (const Case& c : cases)
+    for (const char* method : {"nearest", "bilinear", "bicubic"})
+      for (const char* ks : {"1", "3.71134"})
+        for (const char* feature : {"speed_chroma", "speed_temporal"})
+          check(c.f, std::string(feature) + "=speed_prescale=" + c.ps + ":speed_prescale_method=" + method +
+                         ":speed_kernelscale=" + ks);
+  for (double ps : {0.5, 0.6})
+    check({1920, 1080, PixFmt::k420, 8},
+          "speed_chroma=speed_prescale=" + std::to_string(ps) + ":speed_prescale_method=bilinear");
+  // 180 requests; init refuses 30: speed_temporal with ps 1.5, 2, 3.7 (18),
+  // and the 35-tap filter reading past a side that 1.0009 rounds up (12).
+  // The number of band values follows from the geometry.
+  EXPECT_EQ(runs, 150);
+  EXPECT_EQ(values, 80150u);
+  values_compared() += values;
+}
+
+TEST(SpeedTwinArithmetic, Lanczos4IsRefusedOnlyWhenItResamples) {
+  for (const char* ps : {"0.5", "1.0015"}) {
+    auto opts = Options::parse("speed_chroma", speed_chroma_feature_spec().options,
+                               [&] {
+                                 OptionDict d;
+                                 d.set("speed_prescale", ps);
+                                 d.set("speed_prescale_method", "lanczos4");
+                                 return d;
+                               }());
+    ASSERT_TRUE(opts.ok());
+    auto ex = speed_chroma_feature_spec().create(*opts);
+    ASSERT_TRUE(ex.ok());
+    ASSERT_TRUE((*ex)->init({331, 323, PixFmt::k444, 8}).ok());
+    auto l = speed_twin_launch("speed_chroma", speed_kernel_params(**ex), false);
+    if (std::string(ps) == "0.5") {
+      ASSERT_FALSE(l.ok());
+      EXPECT_EQ(l.status().code(), Code::kUnsupported);
+      EXPECT_EQ(l.status().message().rfind("speed_chroma: speed_prescale_method lanczos4", 0), 0u);
+    } else {
+      ASSERT_TRUE(l.ok()) << l.status().message();  // 331 and 323 round back: a copy
+      EXPECT_EQ(l->source, SpeedSource::kDirect);
+    }
+  }
 }
 
 // The CPU refuses the request at init; CUDA gives the same status.

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -264,6 +265,44 @@ const SpeedParams& speed_params(const Extractor& configured) {
 
 const SpeedKernelParams& speed_kernel_params(const Extractor& configured) {
   return down_cast<const SpeedExtractor&>(configured).kernels();
+}
+
+Result<SpeedLaunch> speed_twin_launch(std::string_view feature, const SpeedKernelParams& kp, bool temporal) {
+  const SpeedGeometry& g = kp.g;
+  SpeedLaunch l;
+  l.w = g.w;
+  l.h = g.h;
+  l.scaled_w = g.scaled_w;
+  l.scaled_h = g.scaled_h;
+  l.op_w = g.op_w;
+  l.op_h = g.op_h;
+  l.trunc_w = g.trunc_w;
+  l.trunc_h = g.trunc_h;
+  l.bpc = kp.bpc;
+  l.inverse = 1.0f / kp.sample_divisor;  // a power of two: exact
+  l.difference = temporal;
+  l.images = temporal ? 2 : 4;
+  // resample_plane copies equal sizes whatever the method.
+  if (kp.prescale && (g.scaled_w != g.w || g.scaled_h != g.h)) {
+    switch (kp.method) {
+      case ResampleMethod::kNearest: l.source = SpeedSource::kNearest; break;
+      case ResampleMethod::kBilinear: l.source = SpeedSource::kBilinear; break;
+      case ResampleMethod::kBicubic: l.source = SpeedSource::kBicubic; break;
+      case ResampleMethod::kLanczos4:
+        TWINMAF_FAIL(kUnsupported,
+                     "{}: speed_prescale_method lanczos4 has no CUDA twin (its weights call libm sin, which the "
+                     "device cannot reproduce bit for bit)",
+                     feature);
+    }
+  }
+  if (kp.antialias.size() > size_t(kSpeedMaxAntialiasTaps) || kp.local_mean.size() > size_t(kSpeedMaxLocalMeanTaps))
+    TWINMAF_FAIL(kInternal, "{} twin: {} and {} taps exceed the kernels' {} and {}", feature, kp.antialias.size(),
+                 kp.local_mean.size(), kSpeedMaxAntialiasTaps, kSpeedMaxLocalMeanTaps);
+  l.aa_taps = static_cast<int>(kp.antialias.size());
+  std::copy(kp.antialias.begin(), kp.antialias.end(), l.aa);
+  l.lm_taps = static_cast<int>(kp.local_mean.size());
+  std::copy(kp.local_mean.begin(), kp.local_mean.end(), l.lm);
+  return l;
 }
 
 bool SpeedParams::prescales() const { return !(std::fabs(prescale - 1.0) < 1.0e-3); }

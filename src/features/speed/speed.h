@@ -65,9 +65,9 @@
 //   eigen and QR solvers, every libm call) run in the shared finish on the
 //   host, on those values, so no backend carries its own copy of them.
 //
-// CUDA twins (speed.cu, speed_cuda.cpp): stages 1-5 on the device, the
-// finish above on the host. Exact because every band value is computed with
-// this file's operations in this order, each written as an IEEE
+// CUDA twins (speed.cu, speed_cuda.cpp, speed_math.h): stages 1-5 on the
+// device, the finish above on the host. Exact because every band value is
+// computed with this file's operations in this order, each written as an IEEE
 // round-to-nearest intrinsic (float and double alike: the same result as the
 // host's SSE arithmetic, which -ffp-contract=off keeps uncontracted), from
 // the extractor's own host-made taps; the sample division by 2^k is the
@@ -90,6 +90,7 @@
 #include "core/picture.h"
 #include "features/common/float_resample.h"
 #include "features/feature.h"
+#include "features/speed/speed_math.h"
 
 namespace twinmaf {
 
@@ -205,6 +206,11 @@ const FeatureSpec& speed_temporal_feature_spec();
 // extractor (what its twin reproduces).
 const SpeedParams& speed_params(const Extractor& configured);
 const SpeedKernelParams& speed_kernel_params(const Extractor& configured);
+
+// The twin's launch for an initialised extractor's kernel parameters:
+// geometry, source, taps (speed_math.h; no planes, windows or scratch).
+// kUnsupported for a lanczos4 prescale that resamples.
+Result<SpeedLaunch> speed_twin_launch(std::string_view feature, const SpeedKernelParams& kp, bool temporal);
 
 // CUDA twins (speed.cu, speed_cuda.cpp; defined only in CUDA builds).
 Result<std::unique_ptr<Twin>> make_speed_chroma_twin(const Extractor& configured, const VideoFormat& fmt,

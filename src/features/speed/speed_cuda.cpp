@@ -8,15 +8,12 @@
 //
 // Why the bands are the CPU's bits: each band value is a fixed expression
 // of a bounded window of samples (speed.h, "Terms and finish"); speed.cu
-// evaluates it with the reference's float and double operations in its
-// order, each an explicit round-to-nearest intrinsic (IEEE: the same result
-// on host and device), and the Gaussian taps are the host's gaussian_taps
-// (the extractor's own), passed by value. The resampler's per-axis windows
-// (indices, fractions, Keys weights) are float_resample.cpp's expressions
-// without libm (floor, ceil, +, -, *, / only), computed once on the device.
-// lanczos4 weights call libm sin, which the device cannot reproduce: a
-// lanczos4 prescale is refused (kUnsupported; the feature runs on the CPU
-// under --backend auto).
+// evaluates it with speed_math.h, the reference's float and double
+// operations in its order as round-to-nearest intrinsics, with the
+// extractor's own host-made taps passed by value (speed_twin_launch). The
+// resampler's per-axis windows are computed once on the device. A resampling
+// lanczos4 prescale is refused (libm sin; the feature runs on the CPU under
+// --backend auto).
 //
 // Scratch, allocated once: the vertical pass (images x op_h x scaled_w
 // floats), the 1/16 images and the windows; about 2 MB for 4K 4:2:0
@@ -24,7 +21,6 @@
 // stream, so one set serves every frame.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -42,7 +38,7 @@ constexpr std::size_t kBandsOffset = 16;
 
 class SpeedTwin final : public Twin {
  public:
-  SpeedTwin(bool temporal, const VideoFormat& fmt, bool use_ref_diff, const cuda::SpeedLaunch& launch,
+  SpeedTwin(bool temporal, const VideoFormat& fmt, bool use_ref_diff, const SpeedLaunch& launch,
             gpu::DeviceBuffer scratch, gpu::DeviceBuffer windows)
       : temporal_(temporal),
         fmt_(fmt),
@@ -52,14 +48,14 @@ class SpeedTwin final : public Twin {
         windows_(std::move(windows)) {}
 
   std::size_t terms_bytes() const override {
-    return kBandsOffset + std::size_t(launch_.images) * band_size() * sizeof(float);
+    return kBandsOffset + std::size_t(launch_.images) * launch_.band_size() * sizeof(float);
   }
   std::string name() const override {
     return fmt::format("{}_{}bpc_cuda", temporal_ ? "speed_temporal" : "speed_chroma", fmt_.bpc > 8 ? 16 : 8);
   }
 
   Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
-    cuda::SpeedLaunch l = launch_;
+    SpeedLaunch l = launch_;
     if (temporal_) {
       if (f.index == 0) return ok_status();  // no predecessor: no bands
       const DevicePicture& cur_dis = use_ref_diff_ ? f.ref : f.dis;
@@ -94,19 +90,17 @@ class SpeedTwin final : public Twin {
         b.clear();
         continue;
       }
-      b.resize(band_size());
-      std::memcpy(b.data(), raw + kBandsOffset + std::size_t(k) * band_size() * sizeof(float),
-                  band_size() * sizeof(float));
+      b.resize(launch_.band_size());
+      std::memcpy(b.data(), raw + kBandsOffset + std::size_t(k) * launch_.band_size() * sizeof(float),
+                  launch_.band_size() * sizeof(float));
     }
   }
 
  private:
-  std::size_t band_size() const { return std::size_t(launch_.trunc_w) * std::size_t(launch_.trunc_h); }
-
   bool temporal_;
   VideoFormat fmt_;
   bool use_ref_diff_;
-  cuda::SpeedLaunch launch_;
+  SpeedLaunch launch_;
   gpu::DeviceBuffer scratch_, windows_;
 };
 
@@ -114,18 +108,17 @@ class SpeedTwin final : public Twin {
 // entries, then scaled_h row entries), checked on the host: every index the
 // source reads lies inside the input (float_resample.h's size conditions,
 // which init's limits imply).
-Status make_windows(cuda::SpeedLaunch& l, gpu::DeviceBuffer& windows) {
+Status make_windows(SpeedLaunch& l, gpu::DeviceBuffer& windows) {
   const std::size_t n = std::size_t(l.scaled_w) + std::size_t(l.scaled_h);
-  TWINMAF_ASSIGN_OR_RETURN(windows, gpu::DeviceBuffer::create(n * sizeof(cuda::SpeedWindow)));
-  auto* w = reinterpret_cast<cuda::SpeedWindow*>(windows.get());
+  TWINMAF_ASSIGN_OR_RETURN(windows, gpu::DeviceBuffer::create(n * sizeof(SpeedWindow)));
+  auto* w = reinterpret_cast<SpeedWindow*>(windows.get());
   TWINMAF_CUDA_TRY(cuda::speed_resample_windows(l.source, l.w, l.scaled_w, w, nullptr));
   TWINMAF_CUDA_TRY(cuda::speed_resample_windows(l.source, l.h, l.scaled_h, w + l.scaled_w, nullptr));
-  std::vector<cuda::SpeedWindow> host(n);
-  TWINMAF_CUDA_TRY(cudaMemcpy(host.data(), w, n * sizeof(cuda::SpeedWindow), cudaMemcpyDeviceToHost));
-  const int used = l.source == cuda::SpeedSource::kNearest ? 1 : l.source == cuda::SpeedSource::kBilinear ? 2 : 4;
+  std::vector<SpeedWindow> host(n);
+  TWINMAF_CUDA_TRY(cudaMemcpy(host.data(), w, n * sizeof(SpeedWindow), cudaMemcpyDeviceToHost));
   for (std::size_t i = 0; i < n; ++i) {
     const int limit = i < std::size_t(l.scaled_w) ? l.w : l.h;
-    for (int j = 0; j < used; ++j)
+    for (int j = 0; j < speed_window_taps(l.source); ++j)
       if (host[i].idx[j] < 0 || host[i].idx[j] >= limit)
         TWINMAF_FAIL(kInternal, "speed twin: resampling {}x{} to {}x{} reads index {} of {}", l.w, l.h, l.scaled_w,
                      l.scaled_h, host[i].idx[j], limit);
@@ -136,55 +129,18 @@ Status make_windows(cuda::SpeedLaunch& l, gpu::DeviceBuffer& windows) {
 }
 
 Result<std::unique_ptr<Twin>> make_speed_twin(bool temporal, const Extractor& configured, const VideoFormat& fmt) {
-  const char* feature = temporal ? "speed_temporal" : "speed_chroma";
-  const SpeedParams& p = speed_params(configured);
-  const SpeedKernelParams& kp = speed_kernel_params(configured);
-  const SpeedGeometry& g = kp.g;
-  cuda::SpeedLaunch l;
-  l.w = g.w;
-  l.h = g.h;
-  l.scaled_w = g.scaled_w;
-  l.scaled_h = g.scaled_h;
-  l.op_w = g.op_w;
-  l.op_h = g.op_h;
-  l.trunc_w = g.trunc_w;
-  l.trunc_h = g.trunc_h;
-  l.bpc = kp.bpc;
-  l.inverse = 1.0f / kp.sample_divisor;  // a power of two: exact
-  l.difference = temporal;
-  l.images = temporal ? 2 : 4;
-  // resample_plane copies equal sizes whatever the method.
-  const bool resamples = kp.prescale && (g.scaled_w != g.w || g.scaled_h != g.h);
-  if (resamples) {
-    switch (kp.method) {
-      case ResampleMethod::kNearest: l.source = cuda::SpeedSource::kNearest; break;
-      case ResampleMethod::kBilinear: l.source = cuda::SpeedSource::kBilinear; break;
-      case ResampleMethod::kBicubic: l.source = cuda::SpeedSource::kBicubic; break;
-      case ResampleMethod::kLanczos4:
-        TWINMAF_FAIL(kUnsupported,
-                     "{}: speed_prescale_method lanczos4 has no CUDA twin (its weights call libm sin, which the "
-                     "device cannot reproduce bit for bit)",
-                     feature);
-    }
-  }
-  if (kp.antialias.size() > std::size_t(cuda::kSpeedMaxAntialiasTaps) ||
-      kp.local_mean.size() > std::size_t(cuda::kSpeedMaxLocalMeanTaps))
-    TWINMAF_FAIL(kInternal, "{} twin: {} and {} taps exceed the kernels' {} and {}", feature, kp.antialias.size(),
-                 kp.local_mean.size(), cuda::kSpeedMaxAntialiasTaps, cuda::kSpeedMaxLocalMeanTaps);
-  l.aa_taps = static_cast<int>(kp.antialias.size());
-  std::copy(kp.antialias.begin(), kp.antialias.end(), l.aa);
-  l.lm_taps = static_cast<int>(kp.local_mean.size());
-  std::copy(kp.local_mean.begin(), kp.local_mean.end(), l.lm);
-
+  TWINMAF_ASSIGN_OR_RETURN(
+      SpeedLaunch l,
+      speed_twin_launch(temporal ? "speed_temporal" : "speed_chroma", speed_kernel_params(configured), temporal));
   const std::size_t vert = std::size_t(l.images) * std::size_t(l.op_h) * std::size_t(l.scaled_w);
   const std::size_t small = std::size_t(l.images) * std::size_t(l.op_h) * std::size_t(l.op_w);
   TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer scratch, gpu::DeviceBuffer::create((vert + small) * sizeof(float)));
   l.vert = reinterpret_cast<float*>(scratch.get());
   l.small = l.vert + vert;
   gpu::DeviceBuffer windows;
-  if (resamples) TWINMAF_RETURN_IF_ERROR(make_windows(l, windows));
-  return std::unique_ptr<Twin>(
-      std::make_unique<SpeedTwin>(temporal, fmt, p.use_ref_diff, l, std::move(scratch), std::move(windows)));
+  if (l.source != SpeedSource::kDirect) TWINMAF_RETURN_IF_ERROR(make_windows(l, windows));
+  return std::unique_ptr<Twin>(std::make_unique<SpeedTwin>(temporal, fmt, speed_params(configured).use_ref_diff, l,
+                                                           std::move(scratch), std::move(windows)));
 }
 
 }  // namespace
