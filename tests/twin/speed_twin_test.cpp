@@ -3,11 +3,15 @@
 // Host (no GPU needed): the twin's arithmetic (speed_math.h, which speed.cu
 // runs value by value) evaluated on the host over the same launch the twin
 // builds (speed_twin_launch, windows from speed_window) equals the CPU
-// reference's bands bit for bit: every depth and layout, every kernel scale
-// at the widest filter, every prescale method the twin runs up and down,
-// sides rounded within 1e-3 of 1, the v1.0.16 prescales at 1080p.
+// reference's bands bit for bit: every depth and layout, every kernel scale,
+// every prescale method the twin runs up and down at the narrowest and
+// widest filter, sides rounded within 1e-3 of 1, a lanczos4 copy, the
+// v1.0.16 prescales at 1080p (152 requests, 82550 values, about 2 s).
 //
-// GPU: the CPU path against the CUDA path through the session (expect_twin:
+// GPU: (1) the twin through its interface on the same 152 requests (frame 1,
+// frame 0 resident as its predecessor; speed_temporal's frame 0 too), every
+// band value bitwise against the CPU's terms; (2) the CPU path against the
+// CUDA path through the session (expect_twin:
 // every band of every frame with FrameTerms::same_as, then every output
 // with ==), over 8/10/12/16 bit x 4:2:0/4:2:2/4:4:4, the minimum and odd
 // sizes, 1-5 and 48 frames, --subsample 3, every option value the v1.0.16
@@ -33,6 +37,11 @@
 #include "features/speed/speed.h"
 #include "tests/support/noise_clip.h"
 #include "tests/twin/twin_harness.h"
+#if TWINMAF_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "gpu/device.h"
+#endif
 
 namespace twinmaf::test {
 namespace {
@@ -122,79 +131,121 @@ std::vector<float> host_bands(SpeedLaunch l) {
   return bands;
 }
 
-// The twin's arithmetic on the host vs speed_band_ref /
-// speed_difference_band_ref on two noise frames; counts the compared values
-// (0 when init refuses the request).
-size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t seed) {
-  SCOPED_TRACE(describe(f, {text}, 2, 1));
-  const bool temporal = text.rfind("speed_temporal", 0) == 0;
-  const FeatureSpec& spec = temporal ? speed_temporal_feature_spec() : speed_chroma_feature_spec();
+// A speed request as the session makes it: the initialised extractor and
+// two frames of noise (r0, d0 then r1, d1); null when init refuses it.
+struct Request {
+  bool temporal = false;
+  std::unique_ptr<Extractor> ex;
+  std::unique_ptr<Picture> r0, d0, r1, d1;
+};
+
+std::unique_ptr<Request> configure(const VideoFormat& f, const std::string& text, uint64_t seed) {
+  auto q = std::make_unique<Request>();
+  q->temporal = text.rfind("speed_temporal", 0) == 0;
+  const FeatureSpec& spec = q->temporal ? speed_temporal_feature_spec() : speed_chroma_feature_spec();
   auto req = parse_feature_text(text);
   EXPECT_TRUE(req.ok()) << req.status().message();
-  if (!req.ok()) return 0;
+  if (!req.ok()) return nullptr;
   auto opts = Options::parse(spec.name, spec.options, req->options);
   EXPECT_TRUE(opts.ok()) << opts.status().message();
-  if (!opts.ok()) return 0;
+  if (!opts.ok()) return nullptr;
   auto ex = spec.create(*opts);
   EXPECT_TRUE(ex.ok()) << ex.status().message();
-  if (!ex.ok() || !(*ex)->init(f).ok()) return 0;
-  const SpeedKernelParams& kp = speed_kernel_params(**ex);
-  auto launch = speed_twin_launch(spec.name, kp, temporal);
+  if (!ex.ok() || !(*ex)->init(f).ok()) return nullptr;
+  q->ex = std::move(*ex);
+  SplitMix64 rng(seed);
+  for (auto* p : {&q->r0, &q->d0, &q->r1, &q->d1}) {
+    *p = std::make_unique<Picture>(f, host_allocator());
+    fill_noise(**p, rng);
+  }
+  return q;
+}
+
+// The CPU's terms of frame 1 (frame 0 its predecessor).
+std::unique_ptr<FrameTerms> cpu_terms(const Request& q) {
+  FrameInput in;
+  in.index = 1;
+  in.ref = q.r1.get();
+  in.dis = q.d1.get();
+  in.prev_ref[0] = q.r0.get();
+  in.prev_dis[0] = q.d0.get();
+  std::unique_ptr<FrameTerms> t = q.ex->make_terms();
+  const Status st = q.ex->compute(in, *t);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return t;
+}
+
+const SpeedBand* bands_of(const FrameTerms& t, bool temporal) {
+  return temporal ? down_cast<const SpeedTemporalTerms&>(t).band.data()
+                  : down_cast<const SpeedChromaTerms&>(t).band.data();
+}
+
+// Bitwise equality of n bands, the first difference reported; counts the
+// values (0 on a difference) and asserts that noise bands are not zero.
+size_t expect_same_bands(const SpeedBand* want, const SpeedBand* got, int n, int trunc_w, const char* what) {
+  size_t values = 0, nonzero = 0;
+  for (int k = 0; k < n; ++k) {
+    EXPECT_EQ(want[k].size(), got[k].size()) << what << " image " << k;
+    if (want[k].size() != got[k].size()) return 0;
+    for (size_t i = 0; i < want[k].size(); ++i) {
+      if (float_bits(want[k][i]) != float_bits(got[k][i])) {
+        ADD_FAILURE() << what << " image " << k << " value " << i % size_t(trunc_w) << "," << i / size_t(trunc_w)
+                      << ": cpu " << fmt::format("{:a}", want[k][i]) << " " << what << " "
+                      << fmt::format("{:a}", got[k][i]);
+        return 0;
+      }
+      nonzero += want[k][i] != 0;
+    }
+    values += want[k].size();
+  }
+  EXPECT_GT(nonzero, values / 2) << what << ": noise bands are not zero";
+  return values;
+}
+
+// The twin's arithmetic on the host vs the CPU's terms (speed_band_ref /
+// speed_difference_band_ref); counts the compared values (0 when init
+// refuses the request).
+size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t seed) {
+  SCOPED_TRACE(describe(f, {text}, 2, 1));
+  const std::unique_ptr<Request> q = configure(f, text, seed);
+  if (!q) return 0;
+  auto launch = speed_twin_launch(q->temporal ? "speed_temporal" : "speed_chroma", speed_kernel_params(*q->ex),
+                                  q->temporal);
   EXPECT_TRUE(launch.ok()) << launch.status().message();
   if (!launch.ok()) return 0;
   SpeedLaunch l = *launch;
-  SplitMix64 rng(seed);
-  Picture r0(f, host_allocator()), d0(f, host_allocator()), r1(f, host_allocator()), d1(f, host_allocator());
-  for (Picture* p : {&r0, &d0, &r1, &d1}) fill_noise(*p, rng);
-  const auto bytes = [](const Picture& p, int c) { return p.plane(c).data; };
-  const auto pitch = [](const Picture& p, int c) { return size_t(p.stride(c)); };
-  std::vector<SpeedBand> want(size_t(l.images));
-  if (temporal) {
-    l.image[0] = {bytes(r0, 0), bytes(r1, 0), pitch(r0, 0), pitch(r1, 0)};
-    l.image[1] = {bytes(d0, 0), bytes(d1, 0), pitch(d0, 0), pitch(d1, 0)};
-    speed_difference_band_ref(kp, r0.plane(0), r1.plane(0), want[0]);
-    speed_difference_band_ref(kp, d0.plane(0), d1.plane(0), want[1]);
+  const auto bytes = [](const std::unique_ptr<Picture>& p, int c) { return p->plane(c).data; };
+  const auto pitch = [](const std::unique_ptr<Picture>& p, int c) { return size_t(p->stride(c)); };
+  if (q->temporal) {
+    l.image[0] = {bytes(q->r0, 0), bytes(q->r1, 0), pitch(q->r0, 0), pitch(q->r1, 0)};
+    l.image[1] = {bytes(q->d0, 0), bytes(q->d1, 0), pitch(q->d0, 0), pitch(q->d1, 0)};
   } else {
     for (int c = 0; c < 2; ++c) {
-      l.image[2 * c] = {bytes(r1, 1 + c), nullptr, pitch(r1, 1 + c), 0};
-      l.image[2 * c + 1] = {bytes(d1, 1 + c), nullptr, pitch(d1, 1 + c), 0};
-      speed_band_ref(kp, r1.plane(1 + c), want[2 * c]);
-      speed_band_ref(kp, d1.plane(1 + c), want[2 * c + 1]);
+      l.image[2 * c] = {bytes(q->r1, 1 + c), nullptr, pitch(q->r1, 1 + c), 0};
+      l.image[2 * c + 1] = {bytes(q->d1, 1 + c), nullptr, pitch(q->d1, 1 + c), 0};
     }
   }
-  const std::vector<float> got = host_bands(l);
-  size_t nonzero = 0;
-  for (int k = 0; k < l.images; ++k) {
-    EXPECT_EQ(want[k].size(), l.band_size());
-    if (want[k].size() != l.band_size()) return 0;
-    for (size_t i = 0; i < l.band_size(); ++i) {
-      const float a = want[k][i], b = got[k * l.band_size() + i];
-      if (float_bits(a) != float_bits(b)) {
-        ADD_FAILURE() << "image " << k << " value " << i % l.trunc_w << "," << i / l.trunc_w << ": cpu "
-                      << fmt::format("{:a}", a) << " twin arithmetic " << fmt::format("{:a}", b);
-        return 0;
-      }
-      nonzero += a != 0;
-    }
-  }
-  EXPECT_GT(nonzero, l.band_size());  // noise bands are not zero
-  return size_t(l.images) * l.band_size();
+  const std::vector<float> flat = host_bands(l);
+  std::vector<SpeedBand> got(size_t(l.images));
+  for (int k = 0; k < l.images; ++k)
+    got[size_t(k)].assign(flat.begin() + std::ptrdiff_t(k * l.band_size()),
+                          flat.begin() + std::ptrdiff_t((k + 1) * l.band_size()));
+  const std::unique_ptr<FrameTerms> want = cpu_terms(*q);
+  return expect_same_bands(bands_of(*want, q->temporal), got.data(), l.images, l.trunc_w, "twin arithmetic");
 }
 
-TEST(SpeedTwinArithmetic, EqualsTheCpuReferenceOnTheHost) {
-  size_t values = 0;
-  int runs = 0;
-  const auto check = [&](const VideoFormat& f, const std::string& text) {
-    const size_t n = expect_host_bands(f, text, uint64_t(f.w * 7 + f.h + f.bpc + runs));
-    values += n;
-    runs += n > 0;
-  };
+// The requests of the arithmetic tests: every depth and layout, every
+// kernel scale, every prescale method the twin runs up and down at the
+// narrowest and widest filter, |ps - 1| < 1e-3 both ways, a lanczos4 copy,
+// the v1.0.16 prescales at 1080p.
+std::vector<std::pair<VideoFormat, std::string>> arithmetic_requests() {
+  std::vector<std::pair<VideoFormat, std::string>> out;
   for (int bpc : kDepths)
     for (PixFmt fmt : kLayouts)
-      for (const char* feature : {"speed_chroma", "speed_temporal"}) check({161, 163, fmt, bpc}, feature);
+      for (const char* feature : {"speed_chroma", "speed_temporal"}) out.push_back({{161, 163, fmt, bpc}, feature});
   for (const char* ks : {"1", "0.5", "1.5", "2", "0.666667", "2.4", "3.71134", "3", "0.444444", "1.111111", "1.4746"})
     for (const char* feature : {"speed_chroma", "speed_temporal"})
-      check({181, 167, PixFmt::k444, 10}, std::string(feature) + "=speed_kernelscale=" + ks);
+      out.push_back({{181, 167, PixFmt::k444, 10}, std::string(feature) + "=speed_kernelscale=" + ks});
   struct Case {
     VideoFormat f;
     const char* ps;
@@ -211,18 +262,109 @@ TEST(SpeedTwinArithmetic, EqualsTheCpuReferenceOnTheHost) {
     for (const char* method : {"nearest", "bilinear", "bicubic"})
       for (const char* ks : {"1", "3.71134"})
         for (const char* feature : {"speed_chroma", "speed_temporal"})
-          check(c.f, std::string(feature) + "=speed_prescale=" + c.ps + ":speed_prescale_method=" + method +
-                         ":speed_kernelscale=" + ks);
-  for (double ps : {0.5, 0.6})
-    check({1920, 1080, PixFmt::k420, 8},
-          "speed_chroma=speed_prescale=" + std::to_string(ps) + ":speed_prescale_method=bilinear");
-  // 180 requests; init refuses 30: speed_temporal with ps 1.5, 2, 3.7 (18),
-  // and the 35-tap filter reading past a side that 1.0009 rounds up (12).
-  // The number of band values follows from the geometry.
-  EXPECT_EQ(runs, 150);
-  EXPECT_EQ(values, 80150u);
+          out.push_back({c.f, std::string(feature) + "=speed_prescale=" + c.ps + ":speed_prescale_method=" + method +
+                                  ":speed_kernelscale=" + ks});
+  for (const char* feature : {"speed_chroma", "speed_temporal"})
+    out.push_back({{331, 323, PixFmt::k444, 8}, std::string(feature) + "=speed_prescale=1.0015:speed_prescale_method=lanczos4"});
+  for (const char* ps : {"0.5", "0.6"})
+    out.push_back({{1920, 1080, PixFmt::k420, 8},
+                   std::string("speed_chroma=speed_prescale=") + ps + ":speed_prescale_method=bilinear"});
+  return out;
+}
+
+// 182 requests; init refuses 30: speed_temporal with ps 1.5, 2, 3.7 (18), and
+// the 35-tap filter reading past a side that 1.0009 rounds up (12). The
+// number of band values follows from the geometry.
+constexpr int kArithmeticRuns = 152;
+constexpr size_t kArithmeticValues = 82550;
+
+TEST(SpeedTwinArithmetic, EqualsTheCpuReferenceOnTheHost) {
+  size_t values = 0;
+  int runs = 0;
+  for (const auto& [f, text] : arithmetic_requests()) {
+    const size_t n = expect_host_bands(f, text, uint64_t(f.w * 7 + f.h + f.bpc + runs));
+    values += n;
+    runs += n > 0;
+  }
+  EXPECT_EQ(runs, kArithmeticRuns);
+  EXPECT_EQ(values, kArithmeticValues);
   values_compared() += values;
 }
+
+#if TWINMAF_HAVE_CUDA
+
+// The twin through its interface on frame 1 (frame 0 resident as its
+// predecessor) vs the CPU's terms of the same frames; counts the compared
+// values (0 when init refuses the request). Temporal requests also check
+// frame 0 (no bands).
+size_t expect_device_bands(gpu::Context& ctx, const VideoFormat& f, const std::string& text, uint64_t seed) {
+  SCOPED_TRACE(describe(f, {text}, 2, 1));
+  const std::unique_ptr<Request> q = configure(f, text, seed);
+  if (!q) return 0;
+  const FeatureSpec& spec = q->temporal ? speed_temporal_feature_spec() : speed_chroma_feature_spec();
+  auto twin = spec.cuda(*q->ex, f, ctx);
+  EXPECT_TRUE(twin.ok()) << twin.status().message();
+  if (!twin.ok()) return 0;
+  std::vector<gpu::DeviceBuffer> uploads;
+  DeviceFrame frame;
+  frame.index = 1;
+  const std::pair<DevicePicture*, const Picture*> pictures[] = {
+      {&frame.prev_ref[0], q->r0.get()}, {&frame.prev_dis[0], q->d0.get()}, {&frame.ref, q->r1.get()},
+      {&frame.dis, q->d1.get()}};
+  for (auto [dp, p] : pictures) {
+    auto b = gpu::DeviceBuffer::create(p->bytes());
+    EXPECT_TRUE(b.ok());
+    if (!b.ok()) return 0;
+    EXPECT_EQ(cudaSuccess, cudaMemcpy(b->get(), p->base(), p->bytes(), cudaMemcpyHostToDevice));
+    for (int c = 0; c < 3; ++c)
+      if (p->data(c)) {
+        dp->planes[c] = b->get() + p->plane_offset(c);
+        dp->pitch[c] = size_t(p->stride(c));
+      }
+    uploads.push_back(std::move(*b));
+  }
+  const size_t bytes = (*twin)->terms_bytes();
+  auto dterms = gpu::DeviceBuffer::create(bytes);
+  EXPECT_TRUE(dterms.ok());
+  if (!dterms.ok()) return 0;
+  std::vector<uint8_t> host(bytes);
+  std::unique_ptr<FrameTerms> got = q->ex->make_terms();
+  for (unsigned index : {0u, 1u}) {
+    if (index == 0 && !q->temporal) continue;
+    frame.index = index;
+    EXPECT_EQ(cudaSuccess, cudaMemset(dterms->get(), 0, bytes));
+    const Status st = (*twin)->enqueue(frame, dterms->get(), nullptr);
+    EXPECT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(cudaSuccess, cudaMemcpy(host.data(), dterms->get(), bytes, cudaMemcpyDeviceToHost));
+    (*twin)->unpack(host.data(), *got);
+    if (index == 0) {
+      EXPECT_TRUE(bands_of(*got, true)[0].empty() && bands_of(*got, true)[1].empty()) << "frame 0 has bands";
+    }
+  }
+  const std::unique_ptr<FrameTerms> want = cpu_terms(*q);
+  const size_t values = expect_same_bands(bands_of(*want, q->temporal), bands_of(*got, q->temporal),
+                                          q->temporal ? 2 : 4, speed_kernel_params(*q->ex).g.trunc_w, "cuda");
+  EXPECT_TRUE(want->same_as(*got));
+  return values;
+}
+
+TEST(SpeedTwin, DeviceBandsEqualTheCpuReference) {
+  REQUIRE_GPU();
+  auto ctx = gpu::Context::create(0);
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  size_t values = 0;
+  int runs = 0;
+  for (const auto& [f, text] : arithmetic_requests()) {
+    const size_t n = expect_device_bands(**ctx, f, text, uint64_t(f.w * 5 + f.h + f.bpc + runs));
+    values += n;
+    runs += n > 0;
+  }
+  EXPECT_EQ(runs, kArithmeticRuns);
+  EXPECT_EQ(values, kArithmeticValues);
+  values_compared() += values;
+}
+
+#endif  // TWINMAF_HAVE_CUDA
 
 TEST(SpeedTwinArithmetic, Lanczos4IsRefusedOnlyWhenItResamples) {
   for (const char* ps : {"0.5", "1.0015"}) {
