@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -144,9 +145,21 @@ Result<SpeedKernelParams> kernel_params(std::string_view feature, std::string_vi
   return kp;
 }
 
-class SpeedChroma final : public Extractor {
+// What both extractors resolve at init and their twins read.
+class SpeedExtractor : public Extractor {
  public:
-  SpeedChroma(const Options& o, const SpeedParams& p) : p_(p) {
+  explicit SpeedExtractor(const SpeedParams& p) : p_(p) {}
+  const SpeedParams& params() const { return p_; }
+  const SpeedKernelParams& kernels() const { return kp_; }
+
+ protected:
+  SpeedParams p_;
+  SpeedKernelParams kp_;
+};
+
+class SpeedChroma final : public SpeedExtractor {
+ public:
+  SpeedChroma(const Options& o, const SpeedParams& p) : SpeedExtractor(p) {
     for (int i = 0; i < 3; ++i) names_[i] = o.feature_name(kChromaNames[i]);
   }
 
@@ -183,15 +196,13 @@ class SpeedChroma final : public Extractor {
   }
 
  private:
-  SpeedParams p_;
   std::string names_[3];
-  SpeedKernelParams kp_;
 };
 
-class SpeedTemporal final : public Extractor {
+class SpeedTemporal final : public SpeedExtractor {
  public:
   SpeedTemporal(const Options& o, const SpeedParams& p)
-      : p_(p), name_(o.feature_name(kTemporalName)) {}
+      : SpeedExtractor(p), name_(o.feature_name(kTemporalName)) {}
 
   Status init(const VideoFormat& fmt) override {
     TWINMAF_ASSIGN_OR_RETURN(kp_, kernel_params("speed_temporal", "luma plane", fmt.w, fmt.h,
@@ -243,12 +254,56 @@ class SpeedTemporal final : public Extractor {
   }
 
  private:
-  SpeedParams p_;
   std::string name_;
-  SpeedKernelParams kp_;
 };
 
 }  // namespace
+
+const SpeedParams& speed_params(const Extractor& configured) {
+  return down_cast<const SpeedExtractor&>(configured).params();
+}
+
+const SpeedKernelParams& speed_kernel_params(const Extractor& configured) {
+  return down_cast<const SpeedExtractor&>(configured).kernels();
+}
+
+Result<SpeedLaunch> speed_twin_launch(std::string_view feature, const SpeedKernelParams& kp, bool temporal) {
+  const SpeedGeometry& g = kp.g;
+  SpeedLaunch l;
+  l.w = g.w;
+  l.h = g.h;
+  l.scaled_w = g.scaled_w;
+  l.scaled_h = g.scaled_h;
+  l.op_w = g.op_w;
+  l.op_h = g.op_h;
+  l.trunc_w = g.trunc_w;
+  l.trunc_h = g.trunc_h;
+  l.bpc = kp.bpc;
+  l.inverse = 1.0f / kp.sample_divisor;  // a power of two: exact
+  l.difference = temporal;
+  l.images = temporal ? 2 : 4;
+  // resample_plane copies equal sizes whatever the method.
+  if (kp.prescale && (g.scaled_w != g.w || g.scaled_h != g.h)) {
+    switch (kp.method) {
+      case ResampleMethod::kNearest: l.source = SpeedSource::kNearest; break;
+      case ResampleMethod::kBilinear: l.source = SpeedSource::kBilinear; break;
+      case ResampleMethod::kBicubic: l.source = SpeedSource::kBicubic; break;
+      case ResampleMethod::kLanczos4:
+        TWINMAF_FAIL(kUnsupported,
+                     "{}: speed_prescale_method lanczos4 has no CUDA twin (its weights call libm sin, which the "
+                     "device cannot reproduce bit for bit)",
+                     feature);
+    }
+  }
+  if (kp.antialias.size() > size_t(kSpeedMaxAntialiasTaps) || kp.local_mean.size() > size_t(kSpeedMaxLocalMeanTaps))
+    TWINMAF_FAIL(kInternal, "{} twin: {} and {} taps exceed the kernels' {} and {}", feature, kp.antialias.size(),
+                 kp.local_mean.size(), kSpeedMaxAntialiasTaps, kSpeedMaxLocalMeanTaps);
+  l.aa_taps = static_cast<int>(kp.antialias.size());
+  std::copy(kp.antialias.begin(), kp.antialias.end(), l.aa);
+  l.lm_taps = static_cast<int>(kp.local_mean.size());
+  std::copy(kp.local_mean.begin(), kp.local_mean.end(), l.lm);
+  return l;
+}
 
 bool SpeedParams::prescales() const { return !(std::fabs(prescale - 1.0) < 1.0e-3); }
 
@@ -284,6 +339,9 @@ const FeatureSpec& speed_chroma_feature_spec() {
         TWINMAF_ASSIGN_OR_RETURN(SpeedParams p, params_from("speed_chroma", o, true));
         return std::unique_ptr<Extractor>(std::make_unique<SpeedChroma>(o, p));
       },
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_speed_chroma_twin,
+#endif
   };
   return spec;
 }
@@ -297,6 +355,9 @@ const FeatureSpec& speed_temporal_feature_spec() {
         TWINMAF_ASSIGN_OR_RETURN(SpeedParams p, params_from("speed_temporal", o, false));
         return std::unique_ptr<Extractor>(std::make_unique<SpeedTemporal>(o, p));
       },
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_speed_temporal_twin,
+#endif
   };
   return spec;
 }

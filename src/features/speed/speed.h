@@ -65,6 +65,18 @@
 //   eigen and QR solvers, every libm call) run in the shared finish on the
 //   host, on those values, so no backend carries its own copy of them.
 //
+// CUDA twins (speed.cu, speed_cuda.cpp, speed_math.h): stages 1-5 on the
+// device, the finish above on the host. Exact because every band value is
+// computed with this file's operations in this order, each written as an IEEE
+// round-to-nearest intrinsic (float and double alike: the same result as the
+// host's SSE arithmetic, which -ffp-contract=off keeps uncontracted), from
+// the extractor's own host-made taps; the sample division by 2^k is the
+// exact multiplication by 2^-k. The resamplers' per-axis windows use only
+// + - * /, floor and ceil (float_resample.h) and are computed on the device
+// once. lanczos4's weights call libm sin: a resampling lanczos4 prescale is
+// refused (the CPU runs it). No reduction crosses values, so no order
+// question arises.
+//
 // Sizes: libvmaf has no block below 80x80 samples after prescale (the 1/16
 // image must be at least 5x5): it divides by zero blocks and crashes. init
 // refuses such sizes with the minimum. Above it every filter radius fits its
@@ -78,6 +90,7 @@
 #include "core/picture.h"
 #include "features/common/float_resample.h"
 #include "features/feature.h"
+#include "features/speed/speed_math.h"
 
 namespace twinmaf {
 
@@ -188,5 +201,21 @@ SpeedChromaScores speed_chroma_scores(const SpeedScore& u, const SpeedScore& v, 
 
 const FeatureSpec& speed_chroma_feature_spec();
 const FeatureSpec& speed_temporal_feature_spec();
+
+// The resolved parameters of an initialised speed_chroma or speed_temporal
+// extractor (what its twin reproduces).
+const SpeedParams& speed_params(const Extractor& configured);
+const SpeedKernelParams& speed_kernel_params(const Extractor& configured);
+
+// The twin's launch for an initialised extractor's kernel parameters:
+// geometry, source, taps (speed_math.h; no planes, windows or scratch).
+// kUnsupported for a lanczos4 prescale that resamples.
+Result<SpeedLaunch> speed_twin_launch(std::string_view feature, const SpeedKernelParams& kp, bool temporal);
+
+// CUDA twins (speed.cu, speed_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_speed_chroma_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                     gpu::Context& ctx);
+Result<std::unique_ptr<Twin>> make_speed_temporal_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                       gpu::Context& ctx);
 
 }  // namespace twinmaf

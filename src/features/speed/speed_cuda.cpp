@@ -1,0 +1,160 @@
+// speed_chroma / speed_temporal CUDA twins: the CPU's SpeedChromaTerms /
+// SpeedTemporalTerms (the stage-5 bands, speed.h) computed from the ring's
+// planes by speed.cu; the shared finish (est_params, eigenvalues, scores)
+// runs on the host unchanged. Raw terms per frame: a presence word (0 at
+// speed_temporal's frame 0, which has no bands), then the bands in
+// SpeedChromaTerms / SpeedTemporalTerms order: 4 x 60 x 30 floats (29 kB)
+// per 1080p 4:2:0 frame for speed_chroma.
+//
+// Why the bands are the CPU's bits: each band value is a fixed expression
+// of a bounded window of samples (speed.h, "Terms and finish"); speed.cu
+// evaluates it with speed_math.h, the reference's float and double
+// operations in its order as round-to-nearest intrinsics, with the
+// extractor's own host-made taps passed by value (speed_twin_launch). The
+// resampler's per-axis windows are computed once on the device. A resampling
+// lanczos4 prescale is refused (libm sin; the feature runs on the CPU under
+// --backend auto).
+//
+// Scratch, allocated once: the vertical pass (images x op_h x scaled_w
+// floats), the 1/16 images and the windows; about 2 MB for 4K 4:2:0
+// speed_chroma. The session runs one instance's frames in order on one
+// stream, so one set serves every frame.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <vector>
+
+#include "features/speed/speed.h"
+#include "features/speed/speed_kernels.h"
+#include "gpu/cuda_check.h"
+#include "gpu/device.h"
+
+namespace twinmaf {
+
+namespace {
+
+// Raw terms: the presence word, padded so that the bands start 16-aligned.
+constexpr std::size_t kBandsOffset = 16;
+
+class SpeedTwin final : public Twin {
+ public:
+  SpeedTwin(bool temporal, const VideoFormat& fmt, bool use_ref_diff, const SpeedLaunch& launch,
+            gpu::DeviceBuffer scratch, gpu::DeviceBuffer windows)
+      : temporal_(temporal),
+        fmt_(fmt),
+        use_ref_diff_(use_ref_diff),
+        launch_(launch),
+        scratch_(std::move(scratch)),
+        windows_(std::move(windows)) {}
+
+  std::size_t terms_bytes() const override {
+    return kBandsOffset + std::size_t(launch_.images) * launch_.band_size() * sizeof(float);
+  }
+  std::string name() const override {
+    return fmt::format("{}_{}bpc_cuda", temporal_ ? "speed_temporal" : "speed_chroma", fmt_.bpc > 8 ? 16 : 8);
+  }
+
+  Status enqueue(const DeviceFrame& f, void* device_terms, void* stream) override {
+    SpeedLaunch l = launch_;
+    if (temporal_) {
+      if (f.index == 0) return ok_status();  // no predecessor: no bands
+      const DevicePicture& cur_dis = use_ref_diff_ ? f.ref : f.dis;
+      l.image[0] = {f.prev_ref[0].planes[0], f.ref.planes[0], f.prev_ref[0].pitch[0], f.ref.pitch[0]};
+      l.image[1] = {f.prev_dis[0].planes[0], cur_dis.planes[0], f.prev_dis[0].pitch[0], cur_dis.pitch[0]};
+    } else {
+      for (int c = 0; c < 2; ++c) {
+        l.image[2 * c] = {f.ref.planes[1 + c], nullptr, f.ref.pitch[1 + c], 0};
+        l.image[2 * c + 1] = {f.dis.planes[1 + c], nullptr, f.dis.pitch[1 + c], 0};
+      }
+    }
+    for (int k = 0; k < l.images; ++k)
+      if (!l.image[k].a || (l.difference && !l.image[k].b))
+        TWINMAF_FAIL(kInternal, "{} twin: a plane of frame {} (or of its predecessor) is not resident", name(),
+                     f.index);
+    auto* terms = static_cast<uint8_t*>(device_terms);
+    TWINMAF_CUDA_TRY(cuda::speed_enqueue(l, reinterpret_cast<uint32_t*>(terms),
+                                         reinterpret_cast<float*>(terms + kBandsOffset),
+                                         static_cast<cudaStream_t>(stream)));
+    return ok_status();
+  }
+
+  void unpack(const void* host_terms, FrameTerms& out) const override {
+    const auto* raw = static_cast<const uint8_t*>(host_terms);
+    uint32_t present = 0;
+    std::memcpy(&present, raw, sizeof present);
+    SpeedBand* bands = temporal_ ? down_cast<SpeedTemporalTerms&>(out).band.data()
+                                 : down_cast<SpeedChromaTerms&>(out).band.data();
+    for (int k = 0; k < launch_.images; ++k) {
+      SpeedBand& b = bands[k];
+      if (!present) {
+        b.clear();
+        continue;
+      }
+      b.resize(launch_.band_size());
+      std::memcpy(b.data(), raw + kBandsOffset + std::size_t(k) * launch_.band_size() * sizeof(float),
+                  launch_.band_size() * sizeof(float));
+    }
+  }
+
+ private:
+  bool temporal_;
+  VideoFormat fmt_;
+  bool use_ref_diff_;
+  SpeedLaunch launch_;
+  gpu::DeviceBuffer scratch_, windows_;
+};
+
+// The resampler's windows of both axes into `windows` (scaled_w column
+// entries, then scaled_h row entries), checked on the host: every index the
+// source reads lies inside the input (float_resample.h's size conditions,
+// which init's limits imply).
+Status make_windows(SpeedLaunch& l, gpu::DeviceBuffer& windows) {
+  const std::size_t n = std::size_t(l.scaled_w) + std::size_t(l.scaled_h);
+  TWINMAF_ASSIGN_OR_RETURN(windows, gpu::DeviceBuffer::create(n * sizeof(SpeedWindow)));
+  auto* w = reinterpret_cast<SpeedWindow*>(windows.get());
+  TWINMAF_CUDA_TRY(cuda::speed_resample_windows(l.source, l.w, l.scaled_w, w, nullptr));
+  TWINMAF_CUDA_TRY(cuda::speed_resample_windows(l.source, l.h, l.scaled_h, w + l.scaled_w, nullptr));
+  std::vector<SpeedWindow> host(n);
+  TWINMAF_CUDA_TRY(cudaMemcpy(host.data(), w, n * sizeof(SpeedWindow), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < n; ++i) {
+    const int limit = i < std::size_t(l.scaled_w) ? l.w : l.h;
+    for (int j = 0; j < speed_window_taps(l.source); ++j)
+      if (host[i].idx[j] < 0 || host[i].idx[j] >= limit)
+        TWINMAF_FAIL(kInternal, "speed twin: resampling {}x{} to {}x{} reads index {} of {}", l.w, l.h, l.scaled_w,
+                     l.scaled_h, host[i].idx[j], limit);
+  }
+  l.cols = w;
+  l.rows = w + l.scaled_w;
+  return ok_status();
+}
+
+Result<std::unique_ptr<Twin>> make_speed_twin(bool temporal, const Extractor& configured, const VideoFormat& fmt) {
+  TWINMAF_ASSIGN_OR_RETURN(
+      SpeedLaunch l,
+      speed_twin_launch(temporal ? "speed_temporal" : "speed_chroma", speed_kernel_params(configured), temporal));
+  const std::size_t vert = std::size_t(l.images) * std::size_t(l.op_h) * std::size_t(l.scaled_w);
+  const std::size_t small = std::size_t(l.images) * std::size_t(l.op_h) * std::size_t(l.op_w);
+  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer scratch, gpu::DeviceBuffer::create((vert + small) * sizeof(float)));
+  l.vert = reinterpret_cast<float*>(scratch.get());
+  l.small = l.vert + vert;
+  gpu::DeviceBuffer windows;
+  if (l.source != SpeedSource::kDirect) TWINMAF_RETURN_IF_ERROR(make_windows(l, windows));
+  return std::unique_ptr<Twin>(std::make_unique<SpeedTwin>(temporal, fmt, speed_params(configured).use_ref_diff, l,
+                                                           std::move(scratch), std::move(windows)));
+}
+
+}  // namespace
+
+// Every size, depth, layout and option the CPU extractors' init accepts,
+// except a lanczos4 prescale.
+Result<std::unique_ptr<Twin>> make_speed_chroma_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                     gpu::Context&) {
+  return make_speed_twin(false, configured, fmt);
+}
+
+Result<std::unique_ptr<Twin>> make_speed_temporal_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                       gpu::Context&) {
+  return make_speed_twin(true, configured, fmt);
+}
+
+}  // namespace twinmaf

@@ -1,0 +1,20 @@
+// speed_chroma / speed_temporal CUDA kernels (speed.cu): launchers callable
+// from host C++; the arithmetic and the launch layout are speed_math.h's.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "features/speed/speed_math.h"
+
+namespace twinmaf::cuda {
+
+// speed_window(source, src, dst, x) for every x < dst into out (device).
+cudaError_t speed_resample_windows(SpeedSource source, int src, int dst, SpeedWindow* out, cudaStream_t stream);
+
+// The frame's kernels on `stream`: image k's band (speed_band_value, row-major
+// trunc_w x trunc_h) to bands + k * band_size(), then 1 to *present.
+cudaError_t speed_enqueue(const SpeedLaunch& launch, uint32_t* present, float* bands, cudaStream_t stream);
+
+}  // namespace twinmaf::cuda
