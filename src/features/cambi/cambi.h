@@ -88,6 +88,32 @@
 //   finish (cambi_score) is the mean, the weighted scale sum, the
 //   normalisation and the clipping: a few doubles per frame.
 //
+// CUDA twin (cambi.cu, cambi_cuda.cpp): the same CambiTerms, bit for bit.
+//   Stages 1-3 are integer maps of integer samples (shifts, 2x2 average,
+//   equality flags, a 7x7 count against the shared cambi_mask_threshold,
+//   stride-2 decimation, cambi_mode3): computed out of place on the device
+//   they give the CPU's samples, whatever the order. The CPU's in-place
+//   passes read only samples not yet overwritten (anti-dithering reads right
+//   and below; the mode filter takes its horizontal modes before a row is
+//   written), so each output is a function of the unfiltered input.
+//   Stage 4: H(u) over the clipped window is a count (any order); the device
+//   counts it per pixel from a shared-memory halo in which samples outside the
+//   picture are no band row (the clipping). The c-value is then the CPU's
+//   float steps: int product -> float (round to nearest), one multiply by the
+//   host's reciprocal table (__fmul_rn), max by compares: exact.
+//   Stage 5: the nonzero count and the unit total are integer sums (atomics):
+//   a c-value is below 9 * 4225 / 4 < 2^14, i.e. below 2^38 units, so below
+//   2^25 samples per picture the total is below 2^63 (the twin refuses larger
+//   pictures). The pool kernel takes the route by cambi_order_free, the CPU's
+//   test, and otherwise runs cambi_topk_sum_raw, the CPU's quick select and
+//   double loop (plain double adds: no contraction is possible), on the
+//   scale's c-values, which are the CPU's bit for bit. So both routes give
+//   the CPU's double on every input; the order-free one is an integer
+//   reduction, the other a single device thread (slow: about 10-100 ms per
+//   million c-values; strong banding at 1080p and above).
+//   Not on the device: heatmaps_path (the twin refuses it; the feature then
+//   runs on the CPU under --backend auto).
+//
 // Heatmaps (heatmaps_path): per scale one file
 // <path>/cambi_heatmap_scale_<s>_<W>x<H>_16b.gray (W x H: the encoding size
 // halved s times, ceil, even where the speedup made scale 0 half that size),
@@ -206,9 +232,14 @@ struct CambiTerms final : FrameTermsOf<CambiTerms> {
 
 // libvmaf's quick select on c (descending around the element at index k, k
 // in [1, n]) followed by the double sum of c[0..k) in the resulting order.
-// Reorders c. The one implementation of the pooling order (see above); any
-// float values.
+// Reorders c. The one implementation of the pooling order (cambi_math.h's
+// cambi_topk_sum_raw, which the twin runs on the device); any float values.
 double cambi_topk_sum(std::span<float> c, int k);
+
+// The spatial mask's threshold at a w x h picture (stage 2).
+uint32_t cambi_mask_threshold(int w, int h);
+// k of a scale of n c-values: clip((int)(topk * n), 1, n) (stage 5).
+int cambi_topk_count(double topk, int n);
 
 // Receives the c-values of each scale before pooling (heatmaps).
 class CambiCValueSink {
@@ -225,6 +256,17 @@ Status cambi_picture_terms_ref(const PlaneView& luma, int bpc, const CambiSetup&
 
 // finish of one picture: the weighted, normalised score before clipping.
 double cambi_score(const std::array<CambiScaleTerms, kCambiScales>& t, int window);
+
+// The setup and input depth of a configured (initialised) cambi extractor,
+// and whether it writes heatmaps.
+const CambiSetup& cambi_configured_setup(const Extractor& configured);
+bool cambi_writes_heatmaps(const Extractor& configured);
+
+// CUDA twin (cambi_cuda.cpp, cambi.cu; defined only in CUDA builds): fills
+// the same CambiTerms on the device; refuses heatmaps_path and pictures above
+// 2^25 samples.
+Result<std::unique_ptr<Twin>> make_cambi_twin(const Extractor& configured, const VideoFormat& fmt,
+                                              gpu::Context& ctx);
 
 const FeatureSpec& cambi_feature_spec();
 
