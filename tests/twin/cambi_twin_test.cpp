@@ -2,19 +2,22 @@
 // == on every output of every frame and on the raw CambiTerms (expect_twin).
 //
 // Content: natural-looking banding (a smooth field quantised to the 8-bit grid
-// or, above 8 bits, to the 10-bit grid, with a noisy patch the spatial mask
-// leaves out) so that every scale has nonzero c-values; each test asserts the
-// CPU's terms are non-trivial. Matrix: 8/9/10/12/16 bit x 400/420/422/444;
+// or to 10-bit steps, with textured columns the spatial mask leaves out) so
+// that every scale has nonzero c-values; each run asserts a nonzero output. Matrix: 8/9/10/12/16 bit x 400/420/422/444;
 // odd sizes from the 216-sample minimum (and the sizes both refuse, with the
 // same message); 1, 2, 5 and 48 frames; --subsample 3; the v1.0.16 models'
 // option set (cambi_high_res_speedup 1080, cambi_vis_lum_threshold 0.06,
 // cambi_max_val 17) where the speedup acts and where it does not; every other
-// option the CPU accepts; full_ref with and without source sizes; both
-// pooling routes (cambi.h): the order-free one and libvmaf's quick select,
-// reached by more nonzero c-values than k and by a top-k total of 2^29 and
-// more (1080p stripes), each asserted on the CPU's c-values.
+// option the CPU accepts; full_ref with and without source sizes; the three
+// pooling routes (cambi.h): order-free, the radix select (more nonzero
+// c-values than k) and libvmaf's quick select (a top-k total of 2^29 or
+// more: 1080p stripes), each asserted on the CPU's c-values; and, on the host,
+// the premise of the device's radix-select route.
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "api/feature_text.h"
 #include "core/options.h"
@@ -42,13 +45,6 @@ int banded_luma(const VideoFormat& f, Grid grid, double noisy, int x, int y, int
   const int q10 = 180 + q8;  // bands as wide, steps of one 10-bit code
   if (grid == Grid::k8 || f.bpc < 10) return f.bpc >= 8 ? q8 << (f.bpc - 8) : q8 >> (8 - f.bpc);
   return q10 << (f.bpc - 10);
-}
-
-// Vertical stripes 16 samples wide alternating between two adjacent 8-bit
-// codes: every window of a 1080p picture holds both halves, so nearly every
-// sample has a large c-value.
-int stripe_luma(const VideoFormat& f, int x, int, int t, SplitMix64&) {
-  return (100 + ((x / 16 + t) & 1)) << (f.bpc - 8);
 }
 
 template <typename DisLuma, typename RefLuma>
@@ -84,27 +80,38 @@ Clip banded_clip(const VideoFormat& f, int frames, uint64_t seed, double noisy =
       });
 }
 
-Clip stripe_clip(const VideoFormat& f, int frames) {
-  return make_clip(f, frames, 1, stripe_luma, stripe_luma);
+// Units of the k largest of c (exact integers) and the units shift of the
+// smallest nonzero one: what the twin's pooling decides by (cambi_math.h).
+struct Topk {
+  int64_t units = 0;
+  int shift = 0;
+};
+Topk topk_of(std::vector<float> c, int k) {
+  std::sort(c.begin(), c.end(), std::greater<>());
+  Topk t;
+  for (int i = 0; i < k; ++i) {
+    const float v = c[static_cast<size_t>(i)];
+    if (v == 0.0f) break;
+    t.units += cambi_c_units(v);
+    t.shift = cambi_units_shift(v);
+  }
+  return t;
 }
 
-// The CPU's c-value totals of the distorted picture of frame 0, scale 0.
+// The CPU's c-values of the distorted picture of frame 0, scale 0: how many
+// are nonzero, their units, k, and the k largest.
 struct Route {
   int64_t nonzero = 0;
   int64_t units = 0;
   int k = 0;
+  Topk topk;
 };
 
-class Totals final : public CambiCValueSink {
+class Scale0 final : public CambiCValueSink {
  public:
-  Route scale0;
-  Status write(int scale, unsigned, std::span<const float> c, int, int) override {
-    if (scale != 0) return ok_status();
-    for (float v : c)
-      if (v != 0.0f) {
-        ++scale0.nonzero;
-        scale0.units += cambi_c_units(v);
-      }
+  std::vector<float> c;
+  Status write(int scale, unsigned, std::span<const float> v, int, int) override {
+    if (scale == 0) c.assign(v.begin(), v.end());
     return ok_status();
   }
 };
@@ -121,11 +128,18 @@ Route route_of(const Clip& clip, const std::string& feature) {
   for (int y = 0; y < clip.f.h; ++y)
     std::memcpy(pic.mutable_data(0) + static_cast<std::ptrdiff_t>(y) * pic.stride(0),
                 clip.dis.data() + static_cast<size_t>(y) * clip.f.w * bytes, static_cast<size_t>(clip.f.w) * bytes);
-  Totals totals;
+  Scale0 sink;
   std::array<CambiScaleTerms, kCambiScales> terms{};
-  EXPECT_TRUE(cambi_picture_terms_ref(pic.plane(0), clip.f.bpc, *setup, setup->dis, 0, &totals, terms).ok());
-  totals.scale0.k = terms[0].topk_count;
-  return totals.scale0;
+  EXPECT_TRUE(cambi_picture_terms_ref(pic.plane(0), clip.f.bpc, *setup, setup->dis, 0, &sink, terms).ok());
+  Route r;
+  r.k = terms[0].topk_count;
+  for (float v : sink.c)
+    if (v != 0.0f) {
+      ++r.nonzero;
+      r.units += cambi_c_units(v);
+    }
+  r.topk = topk_of(sink.c, r.k);
+  return r;
 }
 
 const PixFmt kLayouts[] = {PixFmt::k400, PixFmt::k420, PixFmt::k422, PixFmt::k444};
@@ -251,20 +265,19 @@ TEST(CambiTwin, HeatmapsRunOnTheCpu) {
   EXPECT_NE(gpu.status.message().find("heatmaps_path"), std::string::npos) << gpu.status.message();
 }
 
-TEST(CambiTwin, QuickSelectWhenMoreNonzeroThanK) {
+TEST(CambiTwin, PoolingRoutes) {
   REQUIRE_GPU();
-  // topk 0.001, or the default with a tenth of the picture textured: k is
-  // below the count of nonzero c-values.
+  // Radix select (more nonzero c-values than k, top-k total below 2^53
+  // units): topk 0.001, or the default with a tenth of the picture textured.
   for (const char* feature : {"cambi=topk=0.001", "cambi"})
     for (int bpc : {8, 12}) {
       const Clip c = banded_clip({640, 360, PixFmt::k420, bpc}, 3, 100 + uint64_t(bpc), 0.1);
       const Route r = route_of(c, feature);
-      ASSERT_GT(r.nonzero, r.k) << feature << ": the quick select route is not exercised";
-      ASSERT_FALSE(cambi_order_free(r.nonzero, r.units, r.k));
+      ASSERT_GT(r.nonzero, r.k) << feature << ": the radix select is not exercised";
+      ASSERT_TRUE(cambi_topk_exact(r.topk.units, r.topk.shift));
       expect_twin(c, {feature}, 3);
     }
-  // Order-free counterpart: half the picture textured (banded_clip's default).
-  // Order-free counterpart: the default top-k on the same content.
+  // Order-free: half the picture textured (banded_clip's default).
   const Clip c = banded_clip({640, 360, PixFmt::k420, 8}, 2, 108);
   const Route r = route_of(c, "cambi");
   ASSERT_GT(r.nonzero, 0);
@@ -274,19 +287,75 @@ TEST(CambiTwin, QuickSelectWhenMoreNonzeroThanK) {
 
 TEST(CambiTwin, QuickSelectAboveTheExactBound) {
   REQUIRE_GPU();
-  // 1080p stripes (no speedup): the top-k total exceeds 2^29 (2^53 units),
-  // where libvmaf's double sum rounds and its order decides the value.
-  const Clip c = stripe_clip({1920, 1080, PixFmt::k420, 8}, 2);
-  const Route r = route_of(c, "cambi=topk=1");
-  ASSERT_GE(r.units, int64_t{1} << 53) << "the total stays below the exact bound";
-  ASSERT_FALSE(cambi_order_free(r.nonzero, r.units, r.k));
-  expect_twin(c, {"cambi=topk=1"}, 2);
-  expect_twin(c, {"cambi"}, 2);
-  const Outcome cpu = score(c, {"cambi"}, Backend::kCpu, 1);
-  ASSERT_TRUE(cpu.status.ok());
-  ASSERT_FALSE(cpu.terms.empty());
-  const auto& t = down_cast<const CambiTerms&>(*cpu.terms[0].terms);
-  EXPECT_GE(t.dis[0].topk_sum, 0x1p29) << "the default top-k stays below the exact bound";
+  // 1080p 10-bit stripes (no speedup) with single samples one code below the
+  // darker stripe in row 0 (the mode filter keeps the first row): their
+  // c-values are below 1 (ulp 2^-24), the stripes' total is above 2^29, so
+  // libvmaf's double sum rounds and its order decides the value. Every
+  // nonzero c-value is summed: topk 1 (k = N, no partition), and topk 0.9
+  // with a fifth of the picture textured (a partition).
+  for (auto [feature, textured] : {std::pair{"cambi=topk=1", 0.0}, std::pair{"cambi=topk=0.9", 0.2}}) {
+    const auto luma = [textured](const VideoFormat& f, int x, int y, int t, SplitMix64& rng) {
+      if (x < textured * f.w) return static_cast<int>(150 + rng.next() % 25);
+      const int stripe = (x / 32 + t) & 1;
+      if (y == 0 && stripe == 0 && x % 96 == 16) return 159;
+      return stripe ? 164 : 160;
+    };
+    const Clip c = make_clip({1920, 1080, PixFmt::k420, 10}, 2, 5, luma, luma);
+    const Route r = route_of(c, feature);
+    ASSERT_LE(r.nonzero, r.k);
+    ASSERT_EQ(r.topk.shift, 0) << feature << ": no c-value below 1";
+    ASSERT_FALSE(cambi_topk_exact(r.topk.units, r.topk.shift)) << feature << ": the total stays below 2^29";
+    expect_twin(c, {feature}, 2);
+  }
+}
+
+// The twin's pooling premise, on the host: when cambi_topk_exact holds for
+// the k largest values, libvmaf's quick select and ordered sum give their
+// exact total (ties and zeros included); when it does not, they need not.
+TEST(CambiTwin, TopkTotalIsLibvmafsSumWhenExact) {
+  const auto& recip = cambi_reciprocal_table();
+  SplitMix64 rng(7);
+  int exact = 0, differs = 0;
+  for (int round = 0; round < 80; ++round) {
+    // Odd rounds: large values (w_d 9, H and m near 2112) with a few below 1,
+    // every one summed, so the total passes 2^29 at a units shift of 0.
+    const bool heavy = round % 2 == 1;
+    const int n = heavy ? 100000 + static_cast<int>(rng.next() % 50000) : 1 + static_cast<int>(rng.next() % 150000);
+    const int distinct = 1 + static_cast<int>(rng.next() % (round % 4 == 0 ? 16 : 4096));
+    std::vector<float> pool(static_cast<size_t>(distinct));
+    for (float& v : pool) {
+      const int h = heavy ? 1500 + static_cast<int>(rng.next() % 612) : 1 + static_cast<int>(rng.next() % 60);
+      const int m = heavy ? 1500 + static_cast<int>(rng.next() % 612) : 1 + static_cast<int>(rng.next() % 60);
+      const int w = heavy ? 9 : 1 + static_cast<int>(rng.next() % 9);
+      v = static_cast<float>(w * h * m) * recip[static_cast<size_t>(h + m)];
+    }
+    std::vector<float> c(static_cast<size_t>(n));
+    for (float& v : c) {
+      const uint64_t r = rng.next() % 100;
+      if (r < (heavy ? 2u : 33u))
+        v = 0.0f;
+      else if (heavy && r < 4)  // 1 * 1 * m / (1 + m): in [0.5, 1)
+        v = [&] {
+          const int m = 1 + static_cast<int>(rng.next() % 4000);
+          return static_cast<float>(m) * recip[static_cast<size_t>(1 + m)];
+        }();
+      else
+        v = pool[rng.next() % pool.size()];
+    }
+    const int k = heavy ? n : 1 + static_cast<int>(rng.next() % static_cast<uint64_t>(n));
+    const Topk t = topk_of(c, k);
+    std::vector<float> a = c;
+    const double sum = cambi_topk_sum_raw(a.data(), n, k);
+    if (cambi_topk_exact(t.units, t.shift)) {
+      ++exact;
+      ASSERT_EQ(std::bit_cast<uint64_t>(sum), std::bit_cast<uint64_t>(cambi_units_value(t.units, t.shift)))
+          << "n " << n << " k " << k << " round " << round;
+    } else {
+      differs += sum != static_cast<double>(t.units) * 0x1p-24;
+    }
+  }
+  EXPECT_GT(exact, 30);
+  EXPECT_GT(differs, 0) << "no case beyond the bound where the order matters";
 }
 
 }  // namespace

@@ -12,10 +12,13 @@
 //             filter read out of place, and the band row of each pixel;
 //             cvalue a block owns a 32x32 tile, loads the band rows of its
 //             (32 + 2p)^2 window halo into shared memory (outside the picture:
-//             kNoBand, so the window is clipped as the CPU's), and each
+//             kNoBand, so the window is clipped as the CPU's) with, per
+//             sample, where its run of equal band rows ends in its row; each
 //             thread counts, per pixel, the window's samples of band rows
-//             b - n .. b + n in 16-bit fields (<= 4225 < 2^16), then forms
-//             the c-value with the CPU's float steps and adds its units;
+//             b - n .. b + n in 16-bit fields (<= 4225 < 2^16), a run at a
+//             time (banded areas are long runs, so a window row costs a few
+//             steps, not 2p + 1), then forms the c-value with the CPU's float
+//             steps and adds its units;
 //   pool      one thread per (picture, scale): the order-free value, or
 //             libvmaf's quick select and ordered double sum (cambi_math.h,
 //             the CPU's function) on the scale's c-values.
@@ -162,12 +165,22 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kWords = (2 * N + 4) / 4;  // 2N + 1 16-bit fields
   extern __shared__ int16_t tile[];
   const int side = kTile + 2 * p;
+  // run[i]: the column (in the tile row) where the run of equal band rows
+  // holding i ends; side <= 96, so a byte.
+  uint8_t* run = reinterpret_cast<uint8_t*>(tile + side * side);
   const int x0 = static_cast<int>(blockIdx.x) * kTile, y0 = static_cast<int>(blockIdx.y) * kTile;
   const int tid = static_cast<int>(threadIdx.x);
   for (int i = tid; i < side * side; i += kThreads) {
     const int sy = i / side, sx = i - sy * side;
     const int gy = y0 - p + sy, gx = x0 - p + sx;
     tile[i] = gy >= 0 && gy < h && gx >= 0 && gx < w ? band[static_cast<std::size_t>(gy) * w + gx] : kNoBand;
+  }
+  __syncthreads();
+  for (int sy = tid; sy < side; sy += kThreads) {
+    const int16_t* t = tile + sy * side;
+    uint8_t* r = run + sy * side;
+    r[side - 1] = static_cast<uint8_t>(side);
+    for (int sx = side - 2; sx >= 0; --sx) r[sx] = t[sx] == t[sx + 1] ? r[sx + 1] : static_cast<uint8_t>(sx + 1);
   }
   __syncthreads();
   unsigned long long units = 0, nonzero = 0;
@@ -178,17 +191,24 @@ __global__ void __launch_bounds__(kThreads)
     const int b = tile[(ly + p) * side + lx + p];
     float best = 0.0f;
     if (b != kNoBand) {
+      // Each window row [lx, lx + 2p] is walked run by run: a run of equal
+      // band rows adds its length inside the window to one field.
       unsigned long long cnt[kWords] = {};
-      const int16_t* t = tile + ly * side + lx;
-      for (int dy = 0; dy <= 2 * p; ++dy, t += side)
-        for (int dx = 0; dx <= 2 * p; ++dx) {
-          const unsigned d = static_cast<unsigned>(t[dx] - b + N);
+      const int end = lx + 2 * p + 1;
+      for (int dy = 0; dy <= 2 * p; ++dy) {
+        const int16_t* t = tile + (ly + dy) * side;
+        const uint8_t* r = run + (ly + dy) * side;
+        for (int sx = lx; sx < end;) {
+          const int next = r[sx] < end ? r[sx] : end;
+          const unsigned d = static_cast<unsigned>(t[sx] - b + N);
           if (d <= 2u * N) {
-            const unsigned long long inc = 1ull << ((d & 3u) * 16u);
+            const unsigned long long inc = static_cast<unsigned long long>(next - sx) << ((d & 3u) * 16u);
 #pragma unroll
             for (int k = 0; k < kWords; ++k) cnt[k] += (d >> 2) == static_cast<unsigned>(k) ? inc : 0ull;
           }
+          sx = next;
         }
+      }
       best = c_value<N>(cnt, b, ba);
     }
     cval[static_cast<std::size_t>(y) * w + x] = best;
@@ -215,15 +235,134 @@ struct PoolArgs {
   CambiDeviceScale* terms[kPoolMax] = {};
 };
 
-// Block i pools entry i with one thread: the CPU's pool_c_values.
-__global__ void cambi_pool_kernel(PoolArgs a) {
-  if (threadIdx.x != 0) return;
+constexpr int kPoolThreads = 1024;
+// Bits of the nonzero c-values: floats in [0.5, 2^14) (cambi.h).
+constexpr uint32_t kLowestBits = 0x3f000000u;   // 0.5f
+constexpr uint32_t kBeyondBits = 0x46800000u;   // 16384.0f
+constexpr int kLevel1Bins = static_cast<int>((kBeyondBits - kLowestBits) >> 16);  // 1920
+
+// What the select keeps between levels (shared memory, written by one thread).
+struct Select {
+  uint32_t lo;                 // the level's bit range [lo, lo + bins << shift)
+  long long need;              // how many of the largest values are still to take
+  long long above;             // values taken above the current range
+  unsigned long long units;    // their units
+};
+
+// One radix level: histogram (count and units) of the c-values whose bits lie
+// in [s.lo, s.lo + (bins << shift)), by (bits - s.lo) >> shift; then the bin
+// holding the need-th largest of them. Moves s to that bin (the next level's
+// range) and adds the values above it to s.above and s.units. Integer work
+// only, so the order of the atomics does not matter.
+__device__ void select_level(const float* c, int n, int bins, int shift, unsigned* count,
+                             unsigned long long* usum, Select& s) {
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int b = tid; b < bins; b += kPoolThreads) {
+    count[b] = 0;
+    usum[b] = 0;
+  }
+  __syncthreads();
+  const uint32_t lo = s.lo;
+  const uint32_t span = static_cast<uint32_t>(bins) << shift;
+  for (int j = tid; j < n; j += kPoolThreads) {
+    const uint32_t off = __float_as_uint(c[j]) - lo;  // wraps above span below lo
+    if (off < span) {
+      const int b = static_cast<int>(off >> shift);
+      atomicAdd(count + b, 1u);
+      atomicAdd(usum + b, static_cast<unsigned long long>(cambi_c_units(c[j])));
+    }
+  }
+  __syncthreads();
+  // Thread t owns the chunk of bins t*per .. from the top down; an inclusive
+  // scan over threads gives each chunk's count from the top.
+  const int per = (bins + kPoolThreads - 1) / kPoolThreads;
+  unsigned long long mine = 0;
+  for (int q = 0; q < per; ++q) {
+    const int b = bins - 1 - (tid * per + q);
+    if (b >= 0) mine += count[b];
+  }
+  __shared__ unsigned long long warp_total[kPoolThreads / kWarp];
+  const int lane = tid % kWarp, warp = tid / kWarp;
+  unsigned long long incl = mine;
+  for (int o = 1; o < kWarp; o <<= 1) {
+    const unsigned long long v = __shfl_up_sync(0xffffffffu, incl, o);
+    if (lane >= o) incl += v;
+  }
+  if (lane == kWarp - 1) warp_total[warp] = incl;
+  __syncthreads();
+  if (warp == 0) {
+    unsigned long long v = warp_total[lane];
+    for (int o = 1; o < kWarp; o <<= 1) {
+      const unsigned long long u = __shfl_up_sync(0xffffffffu, v, o);
+      if (lane >= o) v += u;
+    }
+    warp_total[lane] = v;
+  }
+  __syncthreads();
+  if (warp > 0) incl += warp_total[warp - 1];
+  const unsigned long long excl = incl - mine;
+  const auto need = static_cast<unsigned long long>(s.need);
+  __shared__ int found;
+  __shared__ unsigned long long found_above;
+  if (excl < need && need <= incl) {  // exactly one thread
+    unsigned long long acc = excl;
+    for (int q = 0; q < per; ++q) {
+      const int b = bins - 1 - (tid * per + q);
+      if (acc + count[b] >= need) {
+        found = b;
+        found_above = acc;
+        break;
+      }
+      acc += count[b];
+    }
+  }
+  __syncthreads();
+  const int bin = found;
+  unsigned long long u = 0;
+  for (int b = tid; b < bins; b += kPoolThreads)
+    if (b > bin) u += usum[b];
+  u = block_sum(u);
+  if (tid == 0) {
+    s.lo = lo + (static_cast<uint32_t>(bin) << shift);
+    s.need -= static_cast<long long>(found_above);
+    s.above += static_cast<long long>(found_above);
+    s.units += u;
+  }
+  __syncthreads();
+}
+
+// Block i pools entry i, with the CPU's value in every case (cambi.h): the
+// CPU's order-free value; else a radix select (16 + 8 + 8 bits) of the V =
+// min(k, nonzero)-th largest value, giving the exact total of the k largest
+// and its units shift, the value when cambi_topk_exact; else libvmaf's
+// quick select and loop on one thread.
+__global__ void __launch_bounds__(kPoolThreads) cambi_pool_kernel(PoolArgs a) {
   const int i = static_cast<int>(blockIdx.x);
+  const int tid = static_cast<int>(threadIdx.x);
   CambiDeviceScale* t = a.terms[i];
   const auto units = static_cast<int64_t>(t->units);
   const auto nonzero = static_cast<int64_t>(t->nonzero);
-  t->topk_sum = cambi_order_free(nonzero, units, a.k[i]) ? cambi_units_value(units)
-                                                         : cambi_topk_sum_raw(a.cval[i], a.n[i], a.k[i]);
+  const int k = a.k[i], n = a.n[i];
+  float* c = a.cval[i];
+  if (cambi_order_free(nonzero, units, k)) {  // the same for every thread of the block
+    if (tid == 0) t->topk_sum = cambi_units_value(units, 0);
+    return;
+  }
+  const bool all = nonzero <= k;  // then the k largest are every nonzero value (and zeros)
+  __shared__ unsigned count[kLevel1Bins];
+  __shared__ unsigned long long usum[kLevel1Bins];
+  __shared__ Select s;
+  if (tid == 0) s = Select{kLowestBits, all ? nonzero : k, 0, 0};
+  __syncthreads();
+  select_level(c, n, kLevel1Bins, 16, count, usum, s);
+  select_level(c, n, 256, 8, count, usum, s);
+  select_level(c, n, 256, 0, count, usum, s);
+  if (tid != 0) return;
+  // s.lo: the bits of V; s.need copies of it follow the s.above values above it.
+  const float v = __uint_as_float(s.lo);
+  const int64_t total = all ? units : static_cast<int64_t>(s.units) + static_cast<int64_t>(s.need) * cambi_c_units(v);
+  const int shift = cambi_units_shift(v);
+  t->topk_sum = cambi_topk_exact(total, shift) ? cambi_units_value(total, shift) : cambi_topk_sum_raw(c, n, k);
 }
 
 dim3 grid_of(int w, int h) {
@@ -233,7 +372,7 @@ dim3 grid_of(int w, int h) {
 template <int N>
 cudaError_t launch_cvalues(const CambiPictureArgs& pic, int s, const BandArgs& ba, cudaStream_t stream) {
   const int side = kTile + 2 * pic.p;
-  const std::size_t shared = static_cast<std::size_t>(side) * side * sizeof(int16_t);
+  const std::size_t shared = static_cast<std::size_t>(side) * side * (sizeof(int16_t) + sizeof(uint8_t));
   const dim3 grid(static_cast<unsigned>((pic.sw[s] + kTile - 1) / kTile),
                   static_cast<unsigned>((pic.sh[s] + kTile - 1) / kTile));
   cambi_cvalue_kernel<N><<<grid, kThreads, shared, stream>>>(pic.band[s], pic.sw[s], pic.sh[s], pic.p, pic.cval[s],
@@ -299,7 +438,7 @@ cudaError_t cambi_frame(const CambiFrameArgs& a, cudaStream_t stream) {
       pool.terms[i] = pic.terms + s;
     }
   }
-  cambi_pool_kernel<<<static_cast<unsigned>(a.pictures * kCambiTwinScales), 32, 0, stream>>>(pool);
+  cambi_pool_kernel<<<static_cast<unsigned>(a.pictures * kCambiTwinScales), kPoolThreads, 0, stream>>>(pool);
   return cudaGetLastError();
 }
 

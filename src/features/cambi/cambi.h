@@ -104,13 +104,29 @@
 //   Stage 5: the nonzero count and the unit total are integer sums (atomics):
 //   a c-value is below 9 * 4225 / 4 < 2^14, i.e. below 2^38 units, so below
 //   2^25 samples per picture the total is below 2^63 (the twin refuses larger
-//   pictures). The pool kernel takes the route by cambi_order_free, the CPU's
-//   test, and otherwise runs cambi_topk_sum_raw, the CPU's quick select and
-//   double loop (plain double adds: no contraction is possible), on the
-//   scale's c-values, which are the CPU's bit for bit. So both routes give
-//   the CPU's double on every input; the order-free one is an integer
-//   reduction, the other a single device thread (slow: about 10-100 ms per
-//   million c-values; strong banding at 1080p and above).
+//   pictures). The pool kernel then gives the CPU's double by one of three
+//   routes, each equal to libvmaf's ordered sum:
+//   - at most k nonzero c-values: the CPU's own test and value
+//     (cambi_order_free);
+//   - more than k: after libvmaf's quick select, c[0..k) holds the k largest
+//     values (its partition leaves a[k] with no smaller value before it and
+//     no larger one after), as a multiset fixed by the values alone. A radix
+//     select on the float bits (non-negative floats order as their bits;
+//     levels of 16, 8 and 8 bits; counts and unit sums per bin, integers)
+//     finds the k-th largest value T, the count and units above it, hence
+//     the exact total of the k largest. If that total is below 2^53 units,
+//     every partial sum of libvmaf's loop (a sub-multiset of them, in any
+//     order) is an integer number of units below 2^53, so each double
+//     addition is exact and the loop's result is the total: the order does
+//     not matter (cambi_topk_exact);
+//   - otherwise cambi_topk_sum_raw, the CPU's quick select and double loop
+//     (plain double adds: nothing to contract), on the scale's c-values,
+//     which are the CPU's bit for bit, on one device thread.
+//   The last route is slow (about 10-100 ms per million c-values) and needs
+//   the top-k total above 2^29: with the speedup at 1080p (p = 8, c <= 289)
+//   never; at 4K (p = 16, c <= 1089 at the default max_log_contrast) only
+//   where most of the picture is strongly banded; the twin tests reach it
+//   with 1080p stripes.
 //   Not on the device: heatmaps_path (the twin refuses it; the feature then
 //   runs on the CPU under --backend auto).
 //

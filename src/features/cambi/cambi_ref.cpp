@@ -294,7 +294,7 @@ CValueTotals c_values(const uint16_t* img, const uint8_t* mask, int w, int h, in
 // zeros, every partial sum of libvmaf's loop is an exact double, and the sum
 // is the total.
 double pool_c_values(std::span<float> c, int k, const CValueTotals& t) {
-  if (cambi_order_free(t.nonzero, t.units, k)) return cambi_units_value(t.units);
+  if (cambi_order_free(t.nonzero, t.units, k)) return cambi_units_value(t.units, 0);
   return cambi_topk_sum(c, k);
 }
 
