@@ -113,20 +113,24 @@
 //     no larger one after), as a multiset fixed by the values alone. A radix
 //     select on the float bits (non-negative floats order as their bits;
 //     levels of 16, 8 and 8 bits; counts and unit sums per bin, integers)
-//     finds the k-th largest value T, the count and units above it, hence
-//     the exact total of the k largest. If that total is below 2^53 units,
-//     every partial sum of libvmaf's loop (a sub-multiset of them, in any
-//     order) is an integer number of units below 2^53, so each double
-//     addition is exact and the loop's result is the total: the order does
-//     not matter (cambi_topk_exact);
+//     finds V, the min(k, nonzero)-th largest value, the count and units
+//     above it, hence the exact total T of the k largest. V and every larger
+//     float are integer multiples of V's ulp u (2^shift units, shift >= 0
+//     since V >= 0.5), and so is every partial sum of libvmaf's loop (a
+//     sub-multiset of the k largest, zeros included, in some order), which
+//     lies between 0 and T. If T < 2^53 u, each is an integer multiple of u
+//     below 2^53 u, a double, so each double addition is exact and the loop
+//     gives T whatever the order (cambi_topk_exact; T as a double:
+//     cambi_units_value);
 //   - otherwise cambi_topk_sum_raw, the CPU's quick select and double loop
 //     (plain double adds: nothing to contract), on the scale's c-values,
 //     which are the CPU's bit for bit, on one device thread.
 //   The last route is slow (about 10-100 ms per million c-values) and needs
-//   the top-k total above 2^29: with the speedup at 1080p (p = 8, c <= 289)
-//   never; at 4K (p = 16, c <= 1089 at the default max_log_contrast) only
-//   where most of the picture is strongly banded; the twin tests reach it
-//   with 1080p stripes.
+//   T >= 2^29 u / 2^-24: strong banding over most of the picture with a
+//   c-value below about 2 among the k largest (never at 1080p with the
+//   speedup and the default window: T <= 960 * 540 * 289 < 2^29 there). The twin tests reach it with 1080p stripes
+//   and isolated first-row samples; a host test checks the premise above
+//   against cambi_topk_sum_raw, and that beyond it the order can matter.
 //   Not on the device: heatmaps_path (the twin refuses it; the feature then
 //   runs on the CPU under --backend auto).
 //
