@@ -243,38 +243,37 @@ constexpr int kLevel1Bins = static_cast<int>((kBeyondBits - kLowestBits) >> 16);
 
 // What the select keeps between levels (shared memory, written by one thread).
 struct Select {
-  uint32_t lo;                 // the level's bit range [lo, lo + bins << shift)
-  long long need;              // how many of the largest values are still to take
-  long long above;             // values taken above the current range
-  unsigned long long units;    // their units
+  uint32_t lo;     // the level's bit range [lo, lo + bins << shift)
+  long long need;  // how many of the largest values in that range are still to take
 };
 
-// One radix level: histogram (count and units) of the c-values whose bits lie
-// in [s.lo, s.lo + (bins << shift)), by (bits - s.lo) >> shift; then the bin
-// holding the need-th largest of them. Moves s to that bin (the next level's
-// range) and adds the values above it to s.above and s.units. Integer work
-// only, so the order of the atomics does not matter.
-__device__ void select_level(const float* c, int n, int bins, int shift, unsigned* count,
-                             unsigned long long* usum, Select& s) {
+// One radix level: counts of the c-values whose bits lie in [s.lo, s.lo +
+// (bins << shift)), by bin (bits - s.lo) >> shift; then the bin holding the
+// need-th largest of them. Moves s to that bin (the next level's range).
+// Lanes of a warp with the same bin add once (match_any), so banded content
+// (many equal values) does not serialise on one counter; integer counts, so
+// the order of the atomics does not matter.
+__device__ void select_level(const float* c, int n, int bins, int shift, unsigned* count, Select& s) {
   const int tid = static_cast<int>(threadIdx.x);
-  for (int b = tid; b < bins; b += kPoolThreads) {
-    count[b] = 0;
-    usum[b] = 0;
-  }
+  const int lane = tid % kWarp, warp = tid / kWarp;
+  for (int b = tid; b < bins; b += kPoolThreads) count[b] = 0;
   __syncthreads();
   const uint32_t lo = s.lo;
   const uint32_t span = static_cast<uint32_t>(bins) << shift;
-  for (int j = tid; j < n; j += kPoolThreads) {
-    const uint32_t off = __float_as_uint(c[j]) - lo;  // wraps above span below lo
-    if (off < span) {
-      const int b = static_cast<int>(off >> shift);
-      atomicAdd(count + b, 1u);
-      atomicAdd(usum + b, static_cast<unsigned long long>(cambi_c_units(c[j])));
+  constexpr uint32_t kNone = 0xffffffffu;
+  for (int j0 = 0; j0 < n; j0 += kPoolThreads) {  // the same trip count in every lane
+    const int j = j0 + tid;
+    uint32_t key = kNone;
+    if (j < n) {
+      const uint32_t off = __float_as_uint(c[j]) - lo;  // wraps above span below lo
+      if (off < span) key = off >> shift;
     }
+    const unsigned peers = __match_any_sync(0xffffffffu, key);
+    if (key != kNone && lane == __ffs(static_cast<int>(peers)) - 1) atomicAdd(count + key, __popc(peers));
   }
   __syncthreads();
-  // Thread t owns the chunk of bins t*per .. from the top down; an inclusive
-  // scan over threads gives each chunk's count from the top.
+  // Thread t owns the bins t*per .. t*per + per - 1 counted from the top; an
+  // inclusive scan over threads gives each chunk's count from the top.
   const int per = (bins + kPoolThreads - 1) / kPoolThreads;
   unsigned long long mine = 0;
   for (int q = 0; q < per; ++q) {
@@ -282,7 +281,6 @@ __device__ void select_level(const float* c, int n, int bins, int shift, unsigne
     if (b >= 0) mine += count[b];
   }
   __shared__ unsigned long long warp_total[kPoolThreads / kWarp];
-  const int lane = tid % kWarp, warp = tid / kWarp;
   unsigned long long incl = mine;
   for (int o = 1; o < kWarp; o <<= 1) {
     const unsigned long long v = __shfl_up_sync(0xffffffffu, incl, o);
@@ -302,40 +300,27 @@ __device__ void select_level(const float* c, int n, int bins, int shift, unsigne
   if (warp > 0) incl += warp_total[warp - 1];
   const unsigned long long excl = incl - mine;
   const auto need = static_cast<unsigned long long>(s.need);
-  __shared__ int found;
-  __shared__ unsigned long long found_above;
-  if (excl < need && need <= incl) {  // exactly one thread
+  __syncthreads();  // every thread has read s before thread `found` moves it
+  if (excl < need && need <= incl) {  // exactly one thread: its chunk holds the need-th
     unsigned long long acc = excl;
     for (int q = 0; q < per; ++q) {
       const int b = bins - 1 - (tid * per + q);
       if (acc + count[b] >= need) {
-        found = b;
-        found_above = acc;
+        s.lo = lo + (static_cast<uint32_t>(b) << shift);
+        s.need = static_cast<long long>(need - acc);
         break;
       }
       acc += count[b];
     }
   }
   __syncthreads();
-  const int bin = found;
-  unsigned long long u = 0;
-  for (int b = tid; b < bins; b += kPoolThreads)
-    if (b > bin) u += usum[b];
-  u = block_sum(u);
-  if (tid == 0) {
-    s.lo = lo + (static_cast<uint32_t>(bin) << shift);
-    s.need -= static_cast<long long>(found_above);
-    s.above += static_cast<long long>(found_above);
-    s.units += u;
-  }
-  __syncthreads();
 }
 
 // Block i pools entry i, with the CPU's value in every case (cambi.h): the
-// CPU's order-free value; else a radix select (16 + 8 + 8 bits) of the V =
-// min(k, nonzero)-th largest value, giving the exact total of the k largest
-// and its units shift, the value when cambi_topk_exact; else libvmaf's
-// quick select and loop on one thread.
+// CPU's order-free value; else a radix select (16 + 8 + 8 bits) of V, the
+// min(k, nonzero)-th largest value, then the exact total of the k largest
+// and V's units shift: the value when cambi_topk_exact; else libvmaf's quick
+// select and loop on one thread.
 __global__ void __launch_bounds__(kPoolThreads) cambi_pool_kernel(PoolArgs a) {
   const int i = static_cast<int>(blockIdx.x);
   const int tid = static_cast<int>(threadIdx.x);
@@ -350,17 +335,29 @@ __global__ void __launch_bounds__(kPoolThreads) cambi_pool_kernel(PoolArgs a) {
   }
   const bool all = nonzero <= k;  // then the k largest are every nonzero value (and zeros)
   __shared__ unsigned count[kLevel1Bins];
-  __shared__ unsigned long long usum[kLevel1Bins];
   __shared__ Select s;
-  if (tid == 0) s = Select{kLowestBits, all ? nonzero : k, 0, 0};
+  if (tid == 0) s = Select{kLowestBits, all ? nonzero : k};
   __syncthreads();
-  select_level(c, n, kLevel1Bins, 16, count, usum, s);
-  select_level(c, n, 256, 8, count, usum, s);
-  select_level(c, n, 256, 0, count, usum, s);
+  select_level(c, n, kLevel1Bins, 16, count, s);
+  select_level(c, n, 256, 8, count, s);
+  select_level(c, n, 256, 0, count, s);
+  const uint32_t v_bits = s.lo;  // V
+  const float v = __uint_as_float(v_bits);
+  int64_t total = units;
+  if (!all) {
+    // The values above V and their units; k minus their count copies of V
+    // complete the k largest.
+    unsigned long long above = 0, above_units = 0;
+    for (int j = tid; j < n; j += kPoolThreads)
+      if (__float_as_uint(c[j]) > v_bits) {
+        ++above;
+        above_units += static_cast<unsigned long long>(cambi_c_units(c[j]));
+      }
+    above = block_sum(above);
+    above_units = block_sum(above_units);
+    total = static_cast<int64_t>(above_units) + (k - static_cast<int64_t>(above)) * cambi_c_units(v);
+  }
   if (tid != 0) return;
-  // s.lo: the bits of V; s.need copies of it follow the s.above values above it.
-  const float v = __uint_as_float(s.lo);
-  const int64_t total = all ? units : static_cast<int64_t>(s.units) + static_cast<int64_t>(s.need) * cambi_c_units(v);
   const int shift = cambi_units_shift(v);
   t->topk_sum = cambi_topk_exact(total, shift) ? cambi_units_value(total, shift) : cambi_topk_sum_raw(c, n, k);
 }

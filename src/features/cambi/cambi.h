@@ -112,9 +112,9 @@
 //     values (its partition leaves a[k] with no smaller value before it and
 //     no larger one after), as a multiset fixed by the values alone. A radix
 //     select on the float bits (non-negative floats order as their bits;
-//     levels of 16, 8 and 8 bits; counts and unit sums per bin, integers)
-//     finds V, the min(k, nonzero)-th largest value, the count and units
-//     above it, hence the exact total T of the k largest. V and every larger
+//     levels of 16, 8 and 8 bits; integer counts per bin) finds V, the
+//     min(k, nonzero)-th largest value, and one more pass the count and
+//     units of the values above it, hence the exact total T of the k largest. V and every larger
 //     float are integer multiples of V's ulp u (2^shift units, shift >= 0
 //     since V >= 0.5), and so is every partial sum of libvmaf's loop (a
 //     sub-multiset of the k largest, zeros included, in some order), which
