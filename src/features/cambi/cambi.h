@@ -108,29 +108,31 @@
 //   routes, each equal to libvmaf's ordered sum:
 //   - at most k nonzero c-values: the CPU's own test and value
 //     (cambi_order_free);
-//   - more than k: after libvmaf's quick select, c[0..k) holds the k largest
-//     values (its partition leaves a[k] with no smaller value before it and
-//     no larger one after), as a multiset fixed by the values alone. A radix
-//     select on the float bits (non-negative floats order as their bits;
-//     levels of 16, 8 and 8 bits; integer counts per bin) finds V, the
-//     min(k, nonzero)-th largest value, and one more pass the count and
-//     units of the values above it, hence the exact total T of the k largest. V and every larger
-//     float are integer multiples of V's ulp u (2^shift units, shift >= 0
-//     since V >= 0.5), and so is every partial sum of libvmaf's loop (a
-//     sub-multiset of the k largest, zeros included, in some order), which
-//     lies between 0 and T. If T < 2^53 u, each is an integer multiple of u
-//     below 2^53 u, a double, so each double addition is exact and the loop
-//     gives T whatever the order (cambi_topk_exact; T as a double:
-//     cambi_units_value);
-//   - otherwise cambi_topk_sum_raw, the CPU's quick select and double loop
+//   - else (more than k nonzero, or a total of 2^53 units or more): after
+//     libvmaf's quick select, c[0..k) holds the k largest values (its
+//     partition leaves a[k] with no smaller value before it and no larger
+//     one after), a multiset fixed by the values alone. A radix select on
+//     the float bits (non-negative floats order as their bits; levels of 16,
+//     8 and 8 bits; integer counts per bin) finds V, the min(k, nonzero)-th
+//     largest value; with more than k nonzero, one more pass counts and sums
+//     the values above V, giving the exact total T of the k largest (else T
+//     is the unit total). V and every larger float are integer multiples of
+//     V's ulp u (2^shift units, shift >= 0 since V >= 0.5), and so is every
+//     partial sum of libvmaf's loop (a sub-multiset of the k largest, zeros
+//     included, in some order), which lies between 0 and T. If T < 2^53 u,
+//     each is an integer multiple of u below 2^53 u, a double, so each
+//     double addition is exact and the loop gives T whatever the order
+//     (cambi_topk_exact; T as a double: cambi_units_value);
+//     otherwise cambi_topk_sum_raw, the CPU's quick select and double loop
 //     (plain double adds: nothing to contract), on the scale's c-values,
 //     which are the CPU's bit for bit, on one device thread.
-//   The last route is slow (about 10-100 ms per million c-values) and needs
-//   T >= 2^29 u / 2^-24: strong banding over most of the picture with a
-//   c-value below about 2 among the k largest (never at 1080p with the
-//   speedup and the default window: T <= 960 * 540 * 289 < 2^29 there). The twin tests reach it with 1080p stripes
-//   and isolated first-row samples; a host test checks the premise above
-//   against cambi_topk_sum_raw, and that beyond it the order can matter.
+//   The quick select is slow (about 10-100 ms per million c-values) and
+//   needs T >= 2^53 u (a value of 2^29 where u = 2^-24, i.e. V < 1): strong
+//   banding over most of the picture with a small c-value among the k
+//   largest. Never at 1080p with the speedup and the default window (T <=
+//   960 * 540 * 289 < 2^29). The twin tests reach it with 1080p stripes and
+//   isolated first-row samples; a host test checks the premise above against
+//   cambi_topk_sum_raw, and that beyond it the order can matter.
 //   Not on the device: heatmaps_path (the twin refuses it; the feature then
 //   runs on the CPU under --backend auto).
 //
