@@ -263,6 +263,12 @@ TEST(CambiTwin, HeatmapsRunOnTheCpu) {
                             Backend::kCuda, 1);
   ASSERT_FALSE(gpu.status.ok());
   EXPECT_NE(gpu.status.message().find("heatmaps_path"), std::string::npos) << gpu.status.message();
+  // Under --backend auto it runs on the CPU.
+  const Outcome autob = score(banded_clip({256, 216, PixFmt::k420, 8}, 1, 90), {"cambi=heatmaps_path=" + dir},
+                              Backend::kAuto, 1);
+  ASSERT_TRUE(autob.status.ok()) << autob.status.message();
+  ASSERT_EQ(autob.backends.size(), 1u);
+  EXPECT_EQ(autob.backends[0], "cpu");
 }
 
 TEST(CambiTwin, PoolingRoutes) {
