@@ -217,6 +217,9 @@ class Cambi final : public Extractor {
     return ok_status();
   }
 
+  const CambiSetup& setup() const { return setup_; }
+  bool writes_heatmaps() const { return heatmaps_ != nullptr; }
+
   FeatureNeeds needs() const override {
     return {.ref = setup_.full_ref ? Planes::kLuma : Planes::kNone, .dis = Planes::kLuma};
   }
@@ -261,6 +264,14 @@ Result<std::unique_ptr<Extractor>> create_cambi(const Options& o) {
 }
 
 }  // namespace
+
+const CambiSetup& cambi_configured_setup(const Extractor& configured) {
+  return down_cast<const Cambi&>(configured).setup();
+}
+
+bool cambi_writes_heatmaps(const Extractor& configured) {
+  return down_cast<const Cambi&>(configured).writes_heatmaps();
+}
 
 const std::array<float, kCambiReciprocals>& cambi_reciprocal_table() {
   static const std::array<float, kCambiReciprocals> table = [] {
@@ -508,6 +519,9 @@ const FeatureSpec& cambi_feature_spec() {
           },
       .provided = {kScoreName},
       .create = create_cambi,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_cambi_twin,
+#endif
   };
   return spec;
 }

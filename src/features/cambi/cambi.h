@@ -88,6 +88,54 @@
 //   finish (cambi_score) is the mean, the weighted scale sum, the
 //   normalisation and the clipping: a few doubles per frame.
 //
+// CUDA twin (cambi.cu, cambi_cuda.cpp): the same CambiTerms, bit for bit.
+//   Stages 1-3 are integer maps of integer samples (shifts, 2x2 average,
+//   equality flags, a 7x7 count against the shared cambi_mask_threshold,
+//   stride-2 decimation, cambi_mode3): computed out of place on the device
+//   they give the CPU's samples, whatever the order. The CPU's in-place
+//   passes read only samples not yet overwritten (anti-dithering reads right
+//   and below; the mode filter takes its horizontal modes before a row is
+//   written), so each output is a function of the unfiltered input.
+//   Stage 4: H(u) over the clipped window is a count (any order); the device
+//   counts it per pixel from a shared-memory halo in which samples outside the
+//   picture are no band row (the clipping). The c-value is then the CPU's
+//   float steps: int product -> float (round to nearest), one multiply by the
+//   host's reciprocal table (__fmul_rn), max by compares: exact.
+//   Stage 5: the nonzero count and the unit total are integer sums (atomics):
+//   a c-value is below 9 * 4225 / 4 < 2^14, i.e. below 2^38 units, so below
+//   2^25 samples per picture the total is below 2^63 (the twin refuses larger
+//   pictures). The pool kernel then gives the CPU's double by one of three
+//   routes, each equal to libvmaf's ordered sum:
+//   - at most k nonzero c-values: the CPU's own test and value
+//     (cambi_order_free);
+//   - else (more than k nonzero, or a total of 2^53 units or more): after
+//     libvmaf's quick select, c[0..k) holds the k largest values (its
+//     partition leaves a[k] with no smaller value before it and no larger
+//     one after), a multiset fixed by the values alone. A radix select on
+//     the float bits (non-negative floats order as their bits; levels of 16,
+//     8 and 8 bits; integer counts per bin) finds V, the min(k, nonzero)-th
+//     largest value; with more than k nonzero, one more pass counts and sums
+//     the values above V, giving the exact total T of the k largest (else T
+//     is the unit total). V and every larger float are integer multiples of
+//     V's ulp u (2^shift units, shift >= 0 since V >= 0.5), and so is every
+//     partial sum of libvmaf's loop (a sub-multiset of the k largest, zeros
+//     included, in some order), which lies between 0 and T. If T < 2^53 u,
+//     each is an integer multiple of u below 2^53 u, a double, so each
+//     double addition is exact and the loop gives T whatever the order
+//     (cambi_topk_exact; T as a double: cambi_units_value);
+//     otherwise cambi_topk_sum_raw, the CPU's quick select and double loop
+//     (plain double adds: nothing to contract), on the scale's c-values,
+//     which are the CPU's bit for bit, on one device thread.
+//   The quick select is slow (about 10-100 ms per million c-values) and
+//   needs T >= 2^53 u (a value of 2^29 where u = 2^-24, i.e. V < 1): strong
+//   banding over most of the picture with a small c-value among the k
+//   largest. Never at 1080p with the speedup and the default window (T <=
+//   960 * 540 * 289 < 2^29). The twin tests reach it with 1080p stripes and
+//   isolated first-row samples; a host test checks the premise above against
+//   cambi_topk_sum_raw, and that beyond it the order can matter.
+//   Not on the device: heatmaps_path (the twin refuses it; the feature then
+//   runs on the CPU under --backend auto).
+//
 // Heatmaps (heatmaps_path): per scale one file
 // <path>/cambi_heatmap_scale_<s>_<W>x<H>_16b.gray (W x H: the encoding size
 // halved s times, ceil, even where the speedup made scale 0 half that size),
@@ -206,9 +254,14 @@ struct CambiTerms final : FrameTermsOf<CambiTerms> {
 
 // libvmaf's quick select on c (descending around the element at index k, k
 // in [1, n]) followed by the double sum of c[0..k) in the resulting order.
-// Reorders c. The one implementation of the pooling order (see above); any
-// float values.
+// Reorders c. The one implementation of the pooling order (cambi_math.h's
+// cambi_topk_sum_raw, which the twin runs on the device); any float values.
 double cambi_topk_sum(std::span<float> c, int k);
+
+// The spatial mask's threshold at a w x h picture (stage 2).
+uint32_t cambi_mask_threshold(int w, int h);
+// k of a scale of n c-values: clip((int)(topk * n), 1, n) (stage 5).
+int cambi_topk_count(double topk, int n);
 
 // Receives the c-values of each scale before pooling (heatmaps).
 class CambiCValueSink {
@@ -225,6 +278,17 @@ Status cambi_picture_terms_ref(const PlaneView& luma, int bpc, const CambiSetup&
 
 // finish of one picture: the weighted, normalised score before clipping.
 double cambi_score(const std::array<CambiScaleTerms, kCambiScales>& t, int window);
+
+// The setup and input depth of a configured (initialised) cambi extractor,
+// and whether it writes heatmaps.
+const CambiSetup& cambi_configured_setup(const Extractor& configured);
+bool cambi_writes_heatmaps(const Extractor& configured);
+
+// CUDA twin (cambi_cuda.cpp, cambi.cu; defined only in CUDA builds): fills
+// the same CambiTerms on the device; refuses heatmaps_path and pictures above
+// 2^25 samples.
+Result<std::unique_ptr<Twin>> make_cambi_twin(const Extractor& configured, const VideoFormat& fmt,
+                                              gpu::Context& ctx);
 
 const FeatureSpec& cambi_feature_spec();
 

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <utility>
 #include <vector>
 
 #include "base/assert.h"
 #include "features/cambi/cambi.h"
+#include "features/cambi/cambi_math.h"
 
 namespace twinmaf {
 
@@ -80,9 +80,7 @@ void zero_derivative_row(const uint16_t* img, int w, int h, int r, uint8_t* out)
 
 // mask = (7x7 sum of the flags, zeros outside) > threshold, at full size.
 void spatial_mask(const uint16_t* img, int w, int h, uint8_t* mask, Scratch& s) {
-  const uint32_t shifted = static_cast<uint32_t>(w >> 6) * static_cast<uint32_t>(h >> 6);
-  const int ceil_log2 = shifted == 0 ? 0 : std::bit_width(shifted - 1);
-  const uint32_t threshold = static_cast<uint32_t>((49 + 3 * (ceil_log2 - 11) - 1) >> 1);
+  const uint32_t threshold = cambi_mask_threshold(w, h);
   uint8_t* ring = Scratch::grow(s.zero_rows, static_cast<size_t>(kMaskRing) * w);
   uint32_t* colsum = Scratch::grow(s.colsum, static_cast<size_t>(w));
   uint32_t* prefix = Scratch::grow(s.prefix, static_cast<size_t>(w) + 1);
@@ -124,14 +122,9 @@ void decimate(T* data, int w, int h) {
   }
 }
 
-// The value present at least twice among three, else the smallest. Samples
-// are 10-bit codes (<= 1024), so int16 compares like uint16 and the row loops
-// vectorise with SSE2's signed minimum.
-inline int16_t mode3(int16_t a, int16_t b, int16_t c) {
-  const int16_t lo = std::min(a, std::min(b, c));
-  const int16_t bc = b == c ? b : lo;
-  return (a == b) | (a == c) ? a : bc;
-}
+// Samples are 10-bit codes (<= 1024), so int16 compares like uint16 and the
+// row loops vectorise with SSE2's signed minimum.
+inline int16_t mode3(int16_t a, int16_t b, int16_t c) { return cambi_mode3<int16_t>(a, b, c); }
 
 void horizontal_mode(const int16_t* row, int w, int16_t* out) {
   out[0] = row[0];
@@ -288,7 +281,7 @@ CValueTotals c_values(const uint16_t* img, const uint8_t* mask, int w, int h, in
       if (best != 0.0f) {
         TWINMAF_DASSERT(best >= 0.5f);
         ++totals.nonzero;
-        totals.units += static_cast<int64_t>(static_cast<double>(best) * 0x1p24);
+        totals.units += cambi_c_units(best);
       }
     }
   }
@@ -301,39 +294,25 @@ CValueTotals c_values(const uint16_t* img, const uint8_t* mask, int w, int h, in
 // zeros, every partial sum of libvmaf's loop is an exact double, and the sum
 // is the total.
 double pool_c_values(std::span<float> c, int k, const CValueTotals& t) {
-  if (t.nonzero <= k && t.units < (int64_t{1} << 53)) return static_cast<double>(t.units) * 0x1p-24;
+  if (cambi_order_free(t.nonzero, t.units, k)) return cambi_units_value(t.units, 0);
   return cambi_topk_sum(c, k);
 }
 
 }  // namespace
 
 double cambi_topk_sum(std::span<float> c, int k) {
-  float* a = c.data();
-  const int n = static_cast<int>(c.size());
-  if (k != n) {
-    // Hoare partitions around the value at index k until index k separates
-    // the larger values (left) from the smaller (right); libvmaf's sequence of
-    // swaps, which decides the order of the sum below.
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-      const float pivot = a[k];
-      int i = lo, j = hi;
-      do {
-        while (a[i] > pivot) ++i;
-        while (a[j] < pivot) --j;
-        if (i <= j) {
-          std::swap(a[i], a[j]);
-          ++i;
-          --j;
-        }
-      } while (i <= j);
-      if (j < k) lo = i;
-      if (k < i) hi = j;
-    }
-  }
-  double sum = 0;
-  for (int i = 0; i < k; ++i) sum += a[i];
-  return sum;
+  return cambi_topk_sum_raw(c.data(), static_cast<int>(c.size()), k);
+}
+
+uint32_t cambi_mask_threshold(int w, int h) {
+  const uint32_t shifted = static_cast<uint32_t>(w >> 6) * static_cast<uint32_t>(h >> 6);
+  const int ceil_log2 = shifted == 0 ? 0 : std::bit_width(shifted - 1);
+  return static_cast<uint32_t>((49 + 3 * (ceil_log2 - 11) - 1) >> 1);
+}
+
+int cambi_topk_count(double topk, int n) {
+  // clip((int)(topk * n), 1, n) as libvmaf: double product, truncated.
+  return std::clamp(static_cast<int>(topk * n), 1, n);
 }
 
 Status cambi_picture_terms_ref(const PlaneView& luma, int bpc, const CambiSetup& setup,
@@ -363,9 +342,7 @@ Status cambi_picture_terms_ref(const PlaneView& luma, int bpc, const CambiSetup&
     const CValueTotals totals = c_values(img, mask, w, h, p, setup, cval, s);
     const std::span<float> c(cval, static_cast<size_t>(w) * h);
     if (sink) TWINMAF_RETURN_IF_ERROR(sink->write(sc, frame, c, w, h));
-    const int n = w * h;
-    // clip((int)(topk * n), 1, n) as libvmaf: double product, truncated.
-    const int k = std::clamp(static_cast<int>(setup.topk * n), 1, n);
+    const int k = cambi_topk_count(setup.topk, w * h);
     out[static_cast<size_t>(sc)] = CambiScaleTerms{pool_c_values(c, k, totals), k};
   }
   return ok_status();
