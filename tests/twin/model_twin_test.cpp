@@ -1,11 +1,13 @@
 // Model scores on the GPU: whole jobs (the public API's Scorer) with every
-// built-in v0.6.x model, --backend cpu against --backend cuda, the result
+// built-in v0.6.x and v1.0.16 model, --backend cpu against --backend cuda, the result
 // files written with --precision max compared byte for byte (apart from fps
 // and the "backends" record).
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "tests/twin/twin_harness.h"
 #include "twinmaf/twinmaf.h"
@@ -56,6 +58,32 @@ TEST(ModelTwin, EveryBuiltInV06ModelEqualsTheCpu) {
     const std::string gpu = result_file(cfg, ref, dis, Backend::kCuda, (dir / "gpu.json").string());
     EXPECT_EQ(cpu, gpu);
     EXPECT_NE(cpu.find("\"vmaf_b_ci_p95_hi\""), std::string::npos);
+    values_compared() += static_cast<size_t>(std::count(cpu.begin(), cpu.end(), '\n'));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The eight v1.0.16 models (cambi, speed_chroma, adm3, motion3; the _hfr
+// ones with motion's five-frame window) wholly on the GPU, in one job.
+TEST(ModelTwin, EveryV1ModelEqualsTheCpu) {
+  REQUIRE_GPU();
+  const auto dir = std::filesystem::temp_directory_path() / "twinmaf_model_twin_v1";
+  std::filesystem::create_directories(dir);
+  for (const VideoFormat& f : {VideoFormat{576, 324, PixFmt::k420, 8}, VideoFormat{1920, 1080, PixFmt::k420, 10}}) {
+    SCOPED_TRACE(describe(f, {"v1.0.16 models"}, 8, 1));
+    const Clip c = ramp_clip(f, 8, 43);
+    const RawParams raw{f.w, f.h, f.fmt, f.bpc};
+    const InputFile ref{write_file(dir / "ref.yuv", c.ref), raw};
+    const InputFile dis{write_file(dir / "dis.yuv", c.dis), raw};
+    ScorerConfig cfg;
+    for (const char* v : {"3d0h", "5d0h", "3d0h_2160", "1d5h_2160"})
+      for (const char* hfr : {"", "hfr_"})
+        cfg.models.push_back(fmt::format("version=vmaf_v1.0.16_{}{}:name=v1_{}{}", hfr, v, hfr, v));
+    const std::string cpu = result_file(cfg, ref, dis, Backend::kCpu, (dir / "cpu.json").string());
+    const std::string gpu = result_file(cfg, ref, dis, Backend::kCuda, (dir / "gpu.json").string());
+    EXPECT_EQ(cpu, gpu);
+    EXPECT_NE(cpu.find("\"v1_hfr_1d5h_2160\""), std::string::npos);
+    EXPECT_NE(cpu.find("\"cambi\""), std::string::npos);
     values_compared() += static_cast<size_t>(std::count(cpu.begin(), cpu.end(), '\n'));
   }
   std::filesystem::remove_all(dir);
