@@ -75,19 +75,46 @@ namespace hn = hwy::HWY_NAMESPACE;
 using D32 = hn::ScalableTag<uint32_t>;
 using V32 = hn::Vec<D32>;
 
-// Row buffers of one thread: padded vertical results (mu, moment halves).
+// Row buffers of one thread: the padded vertical results (mu, moment
+// halves), each a 16-bit value v stored as the int16 v - 32768 (the
+// horizontal pass's multiply-adds take signed 16-bit operands).
 struct Rows {
   // 0 mu1, 1 mu2, 2 xx_hi, 3 xx_lo, 4 yy_hi, 5 yy_lo, 6 xy_hi, 7 xy_lo
-  std::vector<uint32_t> v[8];
+  std::vector<int16_t> v[8];
+  std::vector<uint32_t> sub;  // the subsampling's vertical row
   void reserve(size_t n) {
     for (auto& r : v)
       if (r.size() < n) r.resize(n);
+    if (sub.size() < n) sub.resize(n);
   }
 };
 
 Rows& rows() {
   thread_local Rows r;
   return r;
+}
+
+using DI32 = hn::RebindToSigned<D32>;
+using D16 = hn::Repartition<int16_t, D32>;  // twice the lanes of D32
+
+// Lane i: a[2i]*b[2i] + a[2i+1]*b[2i+1] (exact in int32 for the operands
+// used here), accumulated into acc modulo 2^32 (x86: one multiply-add).
+HWY_INLINE hn::Vec<DI32> madd(hn::Vec<D16> a, hn::Vec<D16> b, hn::Vec<DI32> acc) {
+  const DI32 di;
+  auto odd = hn::Zero(di);
+  const auto even = hn::ReorderWidenMulAccumulate(di, a, b, hn::Zero(di), odd);
+  return hn::Add(acc, hn::RearrangeToOddPlusEven(even, odd));
+}
+
+// The int16 vector holding lo[i] in element 2i and hi[i] in element 2i+1
+// (lo, hi < 2^15).
+HWY_INLINE hn::Vec<D16> pair16(V32 lo, V32 hi) { return hn::BitCast(D16(), hn::Or(lo, hn::ShiftLeft<16>(hi))); }
+
+// Stores the 16-bit values of v (< 2^16) as v - 32768.
+HWY_INLINE void store_biased(D32 d, V32 v, int16_t* p) {
+  const DI32 di;
+  const hn::Rebind<int16_t, D32> dh;
+  hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, hn::Sub(v, hn::Set(d, 32768u)))), dh, p);
 }
 
 // Splits a moment into its high and low 16 bits.
@@ -102,10 +129,13 @@ HWY_INLINE V32 round_split(V32 h, V32 l, V32 r, int s) {
 }
 
 // Vertical pass of one column vector at column j: writes the rounded mu and
-// the split moments of row i into the padded rows at kHalf + j.
+// the split moments of row i into the padded rows at kHalf + j (biased).
+// 8-bit samples pair the two rows of a symmetric tap pair in one int16 lane
+// pair: one multiply-add gives f*a0 + f*a1, a0^2 + a1^2 (<= 130050),
+// b0^2 + b1^2 or a0*b0 + a1*b1, each exact in int32.
 template <typename T, int kScale>
 HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j,
-                         const VifRounding& rd, uint32_t* const* out) {
+                         const VifRounding& rd, int16_t* const* out) {
   constexpr int kHalf = kVifHalf[kScale];
   const hn::Rebind<T, D32> dt;
   const auto load = [&](const T* p) { return hn::PromoteTo(d, hn::LoadU(dt, p + j)); };
@@ -113,30 +143,38 @@ HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j
   const V32 a = load(xr[kHalf]), b = load(yr[kHalf]);
   V32 m1 = hn::Mul(fc, a), m2 = hn::Mul(fc, b);
   const size_t o = static_cast<size_t>(kHalf) + j;
+  V32 h, l;
   if constexpr (sizeof(T) == 1) {
     // 8-bit samples: moments sum in uint32 unsplit (sq_shift is 0).
+    const DI32 di;
+    const D16 d16;
     V32 xx = hn::Mul(fc, hn::Mul(a, a)), yy = hn::Mul(fc, hn::Mul(b, b)),
         xy = hn::Mul(fc, hn::Mul(a, b));
+    auto s1 = hn::Zero(di), s2 = hn::Zero(di);
     for (int k = 0; k < kHalf; ++k) {
-      const V32 f = hn::Set(d, kVifFilter[kScale][k]);
-      const V32 a0 = load(xr[k]), a1 = load(xr[2 * kHalf - k]);
-      const V32 b0 = load(yr[k]), b1 = load(yr[2 * kHalf - k]);
-      m1 = hn::Add(m1, hn::Mul(f, hn::Add(a0, a1)));
-      m2 = hn::Add(m2, hn::Mul(f, hn::Add(b0, b1)));
-      xx = hn::Add(xx, hn::Mul(f, hn::Add(hn::Mul(a0, a0), hn::Mul(a1, a1))));
-      yy = hn::Add(yy, hn::Mul(f, hn::Add(hn::Mul(b0, b0), hn::Mul(b1, b1))));
-      xy = hn::Add(xy, hn::Mul(f, hn::Add(hn::Mul(a0, b0), hn::Mul(a1, b1))));
+      const uint16_t fk = kVifFilter[kScale][k];
+      const V32 f = hn::Set(d, fk);
+      const auto pa = pair16(load(xr[k]), load(xr[2 * kHalf - k]));
+      const auto pb = pair16(load(yr[k]), load(yr[2 * kHalf - k]));
+      const auto ff = hn::Set(d16, static_cast<int16_t>(fk));
+      s1 = madd(pa, ff, s1);
+      s2 = madd(pb, ff, s2);
+      const auto sq = [&](hn::Vec<D16> u, hn::Vec<D16> v) { return hn::BitCast(d, madd(u, v, hn::Zero(di))); };
+      xx = hn::Add(xx, hn::Mul(f, sq(pa, pa)));
+      yy = hn::Add(yy, hn::Mul(f, sq(pb, pb)));
+      xy = hn::Add(xy, hn::Mul(f, sq(pa, pb)));
     }
-    V32 h, l;
+    m1 = hn::Add(m1, hn::BitCast(d, s1));
+    m2 = hn::Add(m2, hn::BitCast(d, s2));
     split16(d, xx, h, l);
-    hn::StoreU(h, d, out[2] + o);
-    hn::StoreU(l, d, out[3] + o);
+    store_biased(d, h, out[2] + o);
+    store_biased(d, l, out[3] + o);
     split16(d, yy, h, l);
-    hn::StoreU(h, d, out[4] + o);
-    hn::StoreU(l, d, out[5] + o);
+    store_biased(d, h, out[4] + o);
+    store_biased(d, l, out[5] + o);
     split16(d, xy, h, l);
-    hn::StoreU(h, d, out[6] + o);
-    hn::StoreU(l, d, out[7] + o);
+    store_biased(d, h, out[6] + o);
+    store_biased(d, l, out[7] + o);
   } else {
     V32 hs[3], ls[3];
     V32 ph, pl;
@@ -164,15 +202,14 @@ HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j
     }
     const V32 r = hn::Set(d, static_cast<uint32_t>(rd.sq_round));
     for (int m = 0; m < 3; ++m) {
-      V32 h, l;
       split16(d, round_split(hs[m], ls[m], r, rd.sq_shift), h, l);
-      hn::StoreU(h, d, out[2 + 2 * m] + o);
-      hn::StoreU(l, d, out[3 + 2 * m] + o);
+      store_biased(d, h, out[2 + 2 * m] + o);
+      store_biased(d, l, out[3 + 2 * m] + o);
     }
   }
   const V32 mr = hn::Set(d, rd.mu_round);
-  hn::StoreU(hn::ShiftRightSame(hn::Add(m1, mr), rd.mu_shift), d, out[0] + o);
-  hn::StoreU(hn::ShiftRightSame(hn::Add(m2, mr), rd.mu_shift), d, out[1] + o);
+  store_biased(d, hn::ShiftRightSame(hn::Add(m1, mr), rd.mu_shift), out[0] + o);
+  store_biased(d, hn::ShiftRightSame(hn::Add(m2, mr), rd.mu_shift), out[1] + o);
 }
 
 // (a*b + 2^31) >> 32 per uint32 lane (vif_mu_product).
@@ -228,31 +265,21 @@ HWY_INLINE void classify_half(DH, hn::Vec<DH> s1, hn::Vec<DH> s2, hn::Vec<DH> s1
   acc.num_log = hn::Add(acc.num_log, hn::And(num, hn::PromoteTo(di, num_mask)));
 }
 
-// Horizontal pass + classification of the column vector at j (lanes past
-// `valid` are ignored).
-template <int kScale, class DI64>
-HWY_INLINE void horizontal(D32 d, uint32_t* const* v, size_t j, size_t valid, double egl,
-                           const int64_t* table, Acc<DI64>& acc) {
-  constexpr int kHalf = kVifHalf[kScale];
-  const V32 fc = hn::Set(d, kVifFilter[kScale][kHalf]);
-  V32 s[8];
-  for (int m = 0; m < 8; ++m) s[m] = hn::Mul(fc, hn::LoadU(d, v[m] + j + kHalf));
-  for (int k = 0; k < kHalf; ++k) {
-    const V32 f = hn::Set(d, kVifFilter[kScale][k]);
-    for (int m = 0; m < 8; ++m)
-      s[m] = hn::Add(s[m], hn::Mul(f, hn::Add(hn::LoadU(d, v[m] + j + k),
-                                              hn::LoadU(d, v[m] + j + 2 * kHalf - k))));
-  }
+// Classification and sums of one vector of pixels from their horizontal
+// sums s (0 mu1, 1 mu2, 2..7 the moment halves); lanes outside in_row are
+// ignored.
+template <class DI64>
+HWY_INLINE void classify(D32 d, const V32* s, hn::Mask<DI32> in_row, double egl, const int64_t* table,
+                         Acc<DI64>& acc) {
   const V32 r16 = hn::Set(d, 32768u);
   const V32 xx = round_split(s[2], s[3], r16, 16);
   const V32 yy = round_split(s[4], s[5], r16, 16);
   const V32 xy = round_split(s[6], s[7], r16, 16);
-  const hn::RebindToSigned<D32> di32;
+  const DI32 di32;
   const auto s1 = hn::BitCast(di32, hn::Sub(xx, mu_product(d, s[0], s[0])));
   const auto s2 = hn::Max(hn::BitCast(di32, hn::Sub(yy, mu_product(d, s[1], s[1]))), hn::Zero(di32));
   const auto s12 = hn::BitCast(di32, hn::Sub(xy, mu_product(d, s[0], s[1])));
 
-  const auto in_row = hn::FirstN(di32, valid);
   const auto log_m = hn::And(in_row, hn::Gt(s1, hn::Set(di32, kVifSigmaNsq - 1)));
   const auto non_log = hn::AndNot(log_m, in_row);
   const auto num_m = hn::And(log_m, hn::And(hn::Gt(s12, hn::Zero(di32)), hn::Gt(s2, hn::Zero(di32))));
@@ -272,6 +299,50 @@ HWY_INLINE void horizontal(D32 d, uint32_t* const* v, size_t j, size_t valid, do
                 hn::UpperHalf(dh, lm), hn::UpperHalf(dh, nm), egl, table, acc);
 }
 
+// Horizontal pass + classification of the 2n pixels from column j (lanes
+// at or past `valid` pixels are ignored). Taps are taken two at a time,
+// (t, t + 1), with one multiply-add on the pairs of neighbouring padded
+// elements: the even pixels j + 2i read elements from j + t, the odd ones
+// from j + 1 + t (the last tap pairs with a zero weight). With every stored
+// value v biased to v - 32768 (int16) and the taps summing to 65536, the
+// int32 sum S = sum f*(v - 32768) is in [-2^31, 2^31) and
+// sum f*v = S + 2^31 < 2^32: adding 2^31 modulo 2^32 gives the uint32 sum
+// exactly (the weights are valid int16 operands: taps <= 26386 < 2^15, and
+// scale 3's centre tap is split over two pairs).
+template <int kScale, class DI64>
+HWY_INLINE void horizontal(D32 d, const int16_t* const* v, size_t j, size_t valid, double egl,
+                           const int64_t* table, Acc<DI64>& acc) {
+  constexpr int kTaps = 2 * kVifHalf[kScale] + 1;
+  const DI32 di;
+  const D16 d16;
+  hn::Vec<DI32> se[8], so[8];
+  for (int m = 0; m < 8; ++m) se[m] = so[m] = hn::Zero(di);
+  const auto tap_pair = [&](size_t t, uint32_t f0, uint32_t f1) {
+    const auto ff = hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
+    for (int m = 0; m < 8; ++m) {
+      se[m] = madd(hn::LoadU(d16, v[m] + j + t), ff, se[m]);
+      so[m] = madd(hn::LoadU(d16, v[m] + j + 1 + t), ff, so[m]);
+    }
+  };
+  if constexpr (kScale == 3) {
+    // The centre tap (43728) is no int16: each pair takes half of it.
+    constexpr uint32_t fc = vif_tap(3, 1);
+    tap_pair(0, vif_tap(3, 0), fc / 2);
+    tap_pair(1, fc - fc / 2, vif_tap(3, 2));
+  } else {
+    static_assert(kScale == 0 || kScale == 1 || kScale == 2);
+    static_assert(vif_tap(0, 8) < 32768 && vif_tap(1, 4) < 32768 && vif_tap(2, 2) < 32768, "centre taps (the largest) fit int16");
+    for (int t = 0; t < kTaps; t += 2) tap_pair(t, vif_tap(kScale, t), t + 1 < kTaps ? vif_tap(kScale, t + 1) : 0);
+  }
+  const V32 bias = hn::Set(d, 0x80000000u);
+  V32 s[8];
+  for (int m = 0; m < 8; ++m) s[m] = hn::Add(hn::BitCast(d, se[m]), bias);
+  classify(d, s, hn::FirstN(di, (valid + 1) / 2), egl, table, acc);
+  if (valid < 2) return;
+  for (int m = 0; m < 8; ++m) s[m] = hn::Add(hn::BitCast(d, so[m]), bias);
+  classify(d, s, hn::FirstN(di, valid / 2), egl, table, acc);
+}
+
 template <typename T, int kScale>
 VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, double egl, int row0, int row1) {
   constexpr int kHalf = kVifHalf[kScale];
@@ -282,8 +353,9 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
   const VifRounding rd = vif_rounding(kScale, bpc);
   const int64_t* table = vif_simd::log2_table64();
   Rows& rw = rows();
-  rw.reserve(w + 2 * kHalf + n);
-  uint32_t* v[8];
+  // The horizontal pass reads up to 2n + 1 elements past its last block.
+  rw.reserve(w + 2 * kHalf + 2 * n + 2);
+  int16_t* v[8];
   for (int m = 0; m < 8; ++m) v[m] = rw.v[m].data();
 
   using DI64 = hn::Rebind<int64_t, hn::Half<hn::RebindToSigned<D32>>>;
@@ -304,13 +376,13 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
       if (j + n == w) break;
     }
     for (int m = 0; m < 8; ++m) {
-      uint32_t* p = v[m];
+      int16_t* p = v[m];
       for (int f = 1; f <= kHalf; ++f) {
         p[kHalf - f] = p[kHalf + f];
         p[kHalf + w - 1 + f] = p[kHalf + w - 1 - f];
       }
     }
-    for (size_t j = 0; j < w; j += n) horizontal<kScale>(d, v, j, w - j, egl, table, acc);
+    for (size_t j = 0; j < w; j += 2 * n) horizontal<kScale>(d, v, j, w - j, egl, table, acc);
   }
   VifScaleSums out;
   out.num_log = hn::GetLane(hn::SumOfLanes(di64, acc.num_log));
@@ -341,7 +413,7 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
   const size_t w2 = w / 2;
   Rows& rw = rows();
   rw.reserve(w + 2 * kHalf + n);
-  uint32_t* row = rw.v[0].data();
+  uint32_t* row = rw.sub.data();
   const PlaneView* src[2] = {&ref, &dis};
   uint16_t* dst[2] = {dst_ref, dst_dis};
   const V32 vr = hn::Set(d, v_round);
