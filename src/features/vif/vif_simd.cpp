@@ -2,9 +2,11 @@
 // equal to vif_statistic_ref bit for bit (vif.h has the numeric contract).
 //
 // Per output row: the vertical pass over 2*kHalf+1 rows, a column vector at
-// a time (taps inner, accumulators in registers), into padded uint32 rows;
-// then the horizontal pass and the per-pixel classification, a column
-// vector at a time, with vector accumulators of the four integer sums.
+// a time (taps inner, accumulators in registers), into padded rows of
+// 16-bit values (stored biased as int16); then the horizontal pass by
+// 16-bit multiply-adds (horizontal() says why it is exact) and the
+// per-pixel classification, two column vectors (even and odd pixels) at a
+// time, with vector accumulators of the four integer sums.
 // Exactness:
 // - Integer sums are exact in any order. Every filter sum is held in uint32
 //   lanes: mu sums <= 65536*65535 < 2^32 (vif.h). A moment m = x*x (x*y) of
@@ -27,7 +29,8 @@
 //   below 2^53 (g <= 100: < 2^45 + 2^32). 2048*log2 of an integer-valued
 //   double x >= 2^16 is read from its bits: with e its exponent,
 //   x >> (e - 15) = 32768 + the top 15 mantissa bits, the table index of
-//   vif_log2_32/64 (whose k is e - 15).
+//   vif_log2_32/64 (whose k is e - 15); both come from the high 32 bits of
+//   the double, so 16 pixels share one 32-bit gather.
 // - Lanes past the row end and lanes of the other branch are masked out of
 //   every sum; their double steps may see any value but only feed a table
 //   index that is in range by construction.
@@ -49,10 +52,10 @@
 #ifndef TWINMAF_VIF_SIMD_ONCE
 #define TWINMAF_VIF_SIMD_ONCE
 namespace twinmaf::vif_simd {
-// vif_log2_table() entries 32768..65535 as int64 (a 64-bit gather's table).
-inline const int64_t* log2_table64() {
-  static const std::vector<int64_t> t = [] {
-    std::vector<int64_t> v(32768);
+// vif_log2_table() entries 32768..65535 as int32 (a 32-bit gather's table).
+inline const int32_t* log2_table32() {
+  static const std::vector<int32_t> t = [] {
+    std::vector<int32_t> v(32768);
     const VifLog2Table& src = vif_log2_table();
     for (size_t i = 0; i < v.size(); ++i) v[i] = src[32768 + i];
     return v;
@@ -131,8 +134,10 @@ HWY_INLINE V32 round_split(V32 h, V32 l, V32 r, int s) {
 // Vertical pass of one column vector at column j: writes the rounded mu and
 // the split moments of row i into the padded rows at kHalf + j (biased).
 // 8-bit samples pair the two rows of a symmetric tap pair in one int16 lane
-// pair: one multiply-add gives f*a0 + f*a1, a0^2 + a1^2 (<= 130050),
-// b0^2 + b1^2 or a0*b0 + a1*b1, each exact in int32.
+// pair: one multiply-add gives f*a0 + f*a1; the products a0^2, a1^2 (b0^2,
+// b1^2; a0*b0, a1*b1), each < 2^16, are formed in 16-bit lanes, biased by
+// -32768 to int16, and one multiply-add gives f*(a0^2 + a1^2) - 2^16 f
+// (|.| < 2^31), the bias restored once after the taps.
 template <typename T, int kScale>
 HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j,
                          const VifRounding& rd, int16_t* const* out) {
@@ -148,24 +153,32 @@ HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j
     // 8-bit samples: moments sum in uint32 unsplit (sq_shift is 0).
     const DI32 di;
     const D16 d16;
-    V32 xx = hn::Mul(fc, hn::Mul(a, a)), yy = hn::Mul(fc, hn::Mul(b, b)),
-        xy = hn::Mul(fc, hn::Mul(a, b));
-    auto s1 = hn::Zero(di), s2 = hn::Zero(di);
+    const hn::RebindToUnsigned<D16> du16;
+    const auto bias = hn::Set(du16, uint16_t{0x8000});
+    // (p0*q0, p1*q1) of two pairs, each < 2^16, biased to int16 (- 32768).
+    const auto products = [&](hn::Vec<D16> p, hn::Vec<D16> q) {
+      return hn::BitCast(d16, hn::Xor(hn::Mul(hn::BitCast(du16, p), hn::BitCast(du16, q)), bias));
+    };
+    auto s1 = hn::Zero(di), s2 = s1, sxx = s1, syy = s1, sxy = s1;
     for (int k = 0; k < kHalf; ++k) {
-      const uint16_t fk = kVifFilter[kScale][k];
-      const V32 f = hn::Set(d, fk);
       const auto pa = pair16(load(xr[k]), load(xr[2 * kHalf - k]));
       const auto pb = pair16(load(yr[k]), load(yr[2 * kHalf - k]));
-      const auto ff = hn::Set(d16, static_cast<int16_t>(fk));
+      const auto ff = hn::Set(d16, static_cast<int16_t>(kVifFilter[kScale][k]));
       s1 = madd(pa, ff, s1);
       s2 = madd(pb, ff, s2);
-      const auto sq = [&](hn::Vec<D16> u, hn::Vec<D16> v) { return hn::BitCast(d, madd(u, v, hn::Zero(di))); };
-      xx = hn::Add(xx, hn::Mul(f, sq(pa, pa)));
-      yy = hn::Add(yy, hn::Mul(f, sq(pb, pb)));
-      xy = hn::Add(xy, hn::Mul(f, sq(pa, pb)));
+      sxx = madd(products(pa, pa), ff, sxx);
+      syy = madd(products(pb, pb), ff, syy);
+      sxy = madd(products(pa, pb), ff, sxy);
     }
+    // Each biased pair lost 2 * 32768 * f: the sum of the off-centre taps
+    // times 2^16, added back modulo 2^32 (the true sums are < 2^32).
+    constexpr uint32_t kLost = static_cast<uint32_t>((65536u - vif_tap(kScale, kHalf)) / 2 * 65536ull);
+    const V32 lost = hn::Set(d, kLost);
     m1 = hn::Add(m1, hn::BitCast(d, s1));
     m2 = hn::Add(m2, hn::BitCast(d, s2));
+    const V32 xx = hn::Add(hn::Add(hn::Mul(fc, hn::Mul(a, a)), hn::BitCast(d, sxx)), lost);
+    const V32 yy = hn::Add(hn::Add(hn::Mul(fc, hn::Mul(b, b)), hn::BitCast(d, syy)), lost);
+    const V32 xy = hn::Add(hn::Add(hn::Mul(fc, hn::Mul(a, b)), hn::BitCast(d, sxy)), lost);
     split16(d, xx, h, l);
     store_biased(d, h, out[2] + o);
     store_biased(d, l, out[3] + o);
@@ -229,47 +242,55 @@ struct Acc {
   size_t den_non_log = 0;
 };
 
-// 2048*log2(x) for integer-valued doubles x in [2^16, 2^53) (any bits give
-// an in-range table index).
-template <class DF, class DI64>
-HWY_INLINE hn::Vec<DI64> log2_q11(DF, DI64 di, hn::Vec<DF> x, const int64_t* table) {
-  const hn::RebindToUnsigned<DF> du;
-  const auto bits = hn::BitCast(du, x);
-  const auto idx = hn::BitCast(di, hn::And(hn::ShiftRight<37>(bits), hn::Set(du, 0x7fff)));
-  const auto e = hn::Sub(hn::BitCast(di, hn::ShiftRight<52>(bits)), hn::Set(di, 1023 + 15));
-  return hn::Add(hn::GatherIndex(di, table, idx), hn::ShiftLeft<11>(e));
-}
-
-// The double steps of vif_accumulate_pixel on one half-vector of pixels.
+// The double steps of vif_accumulate_pixel on one half-vector of pixels:
+// the three values whose 2048*log2 it takes (s1 + nsq, numer1_tmp, numer1),
+// integer-valued doubles (any value in lanes of the other branch).
 template <class DH>
-HWY_INLINE void classify_half(DH, hn::Vec<DH> s1, hn::Vec<DH> s2, hn::Vec<DH> s12,
-                              hn::Vec<DH> log_mask, hn::Vec<DH> num_mask, double egl,
-                              const int64_t* table, Acc<hn::Rebind<int64_t, DH>>& acc) {
+HWY_INLINE void log_args(DH, hn::Vec<DH> s1, hn::Vec<DH> s2, hn::Vec<DH> s12, double egl,
+                         hn::Vec<hn::Rebind<double, DH>>* x) {
   const hn::Rebind<double, DH> df;
-  const hn::Rebind<int64_t, DH> di;
   const auto s1d = hn::PromoteTo(df, s1);
   const auto s2d = hn::PromoteTo(df, s2);
   const auto s12d = hn::PromoteTo(df, s12);
   const auto nsq = hn::Set(df, static_cast<double>(kVifSigmaNsq));
-  const auto den = hn::Sub(log2_q11(df, di, hn::Add(s1d, nsq), table), hn::Set(di, 2048 * 17));
-  acc.den_log = hn::Add(acc.den_log, hn::And(den, hn::PromoteTo(di, log_mask)));
-
+  x[0] = hn::Add(s1d, nsq);
   constexpr double kEps = 65536 * 1.0e-10;
   auto g = hn::Div(s12d, hn::Add(s1d, hn::Set(df, kEps)));
   const auto sv = hn::Max(hn::Trunc(hn::Sub(s2d, hn::Mul(g, s12d))), hn::Zero(df));
   const auto egl_v = hn::Set(df, egl);
   g = hn::IfThenElse(hn::Lt(g, egl_v), g, egl_v);
-  const auto numer1 = hn::Add(sv, nsq);
-  const auto numer1_tmp = hn::Add(hn::Trunc(hn::Mul(hn::Mul(g, g), s1d)), numer1);
-  const auto num = hn::Sub(log2_q11(df, di, numer1_tmp, table), log2_q11(df, di, numer1, table));
-  acc.num_log = hn::Add(acc.num_log, hn::And(num, hn::PromoteTo(di, num_mask)));
+  x[2] = hn::Add(sv, nsq);
+  x[1] = hn::Add(hn::Trunc(hn::Mul(hn::Mul(g, g), s1d)), x[2]);
+}
+
+// 2048*log2(x) of the integer-valued doubles x in [2^16, 2^53) of two
+// half-vectors (lo: lanes 0 .. n/2 - 1), from the high 32 bits of each:
+// e = biased exponent, x >> (e - 1023 - 15) = 32768 + the top 15 mantissa
+// bits (the table index), and k = e - 1023 - 15 (any bits give an in-range
+// index).
+template <class DF>
+HWY_INLINE hn::Vec<DI32> log2_q11(DF, hn::Vec<DF> lo, hn::Vec<DF> hi, const int32_t* table) {
+  const DI32 di;
+  const auto top = hn::ConcatOdd(di, hn::BitCast(di, hi), hn::BitCast(di, lo));
+  const auto idx = hn::And(hn::ShiftRight<5>(top), hn::Set(di, 0x7fff));
+  const auto k = hn::Sub(hn::And(hn::ShiftRight<20>(top), hn::Set(di, 0x7ff)), hn::Set(di, 1023 + 15));
+  return hn::Add(hn::GatherIndex(di, table, idx), hn::ShiftLeft<11>(k));
+}
+
+// acc (int64 lanes) += the int32 lanes of v.
+template <class V64>
+HWY_INLINE void add_wide(hn::Vec<DI32> v, V64& acc) {
+  const hn::Half<DI32> dh;
+  const hn::DFromV<V64> d64;
+  acc = hn::Add(acc, hn::PromoteTo(d64, hn::LowerHalf(dh, v)));
+  acc = hn::Add(acc, hn::PromoteTo(d64, hn::UpperHalf(dh, v)));
 }
 
 // Classification and sums of one vector of pixels from their horizontal
 // sums s (0 mu1, 1 mu2, 2..7 the moment halves); lanes outside in_row are
 // ignored.
 template <class DI64>
-HWY_INLINE void classify(D32 d, const V32* s, hn::Mask<DI32> in_row, double egl, const int64_t* table,
+HWY_INLINE void classify(D32 d, const V32* s, hn::Mask<DI32> in_row, double egl, const int32_t* table,
                          Acc<DI64>& acc) {
   const V32 r16 = hn::Set(d, 32768u);
   const V32 xx = round_split(s[2], s[3], r16, 16);
@@ -285,18 +306,18 @@ HWY_INLINE void classify(D32 d, const V32* s, hn::Mask<DI32> in_row, double egl,
   const auto num_m = hn::And(log_m, hn::And(hn::Gt(s12, hn::Zero(di32)), hn::Gt(s2, hn::Zero(di32))));
   acc.den_non_log += hn::CountTrue(di32, non_log);
 
-  const hn::Half<decltype(di32)> dh;
-  const auto nl = hn::IfThenElseZero(non_log, s2);
-  acc.num_non_log = hn::Add(acc.num_non_log, hn::PromoteTo(DI64(), hn::LowerHalf(dh, nl)));
-  acc.num_non_log = hn::Add(acc.num_non_log, hn::PromoteTo(DI64(), hn::UpperHalf(dh, nl)));
+  add_wide(hn::IfThenElseZero(non_log, s2), acc.num_non_log);
   // Nothing in the log branch: the double steps add nothing.
   if (hn::AllFalse(di32, log_m)) return;
-  const auto lm = hn::VecFromMask(di32, log_m);
-  const auto nm = hn::VecFromMask(di32, num_m);
-  classify_half(dh, hn::LowerHalf(dh, s1), hn::LowerHalf(dh, s2), hn::LowerHalf(dh, s12),
-                hn::LowerHalf(dh, lm), hn::LowerHalf(dh, nm), egl, table, acc);
-  classify_half(dh, hn::UpperHalf(dh, s1), hn::UpperHalf(dh, s2), hn::UpperHalf(dh, s12),
-                hn::UpperHalf(dh, lm), hn::UpperHalf(dh, nm), egl, table, acc);
+  const hn::Half<decltype(di32)> dh;
+  hn::Vec<hn::Rebind<double, decltype(dh)>> lo[3], hi[3];
+  log_args(dh, hn::LowerHalf(dh, s1), hn::LowerHalf(dh, s2), hn::LowerHalf(dh, s12), egl, lo);
+  log_args(dh, hn::UpperHalf(dh, s1), hn::UpperHalf(dh, s2), hn::UpperHalf(dh, s12), egl, hi);
+  const hn::Rebind<double, decltype(dh)> df;
+  const auto den = hn::Sub(log2_q11(df, lo[0], hi[0], table), hn::Set(di32, 2048 * 17));
+  add_wide(hn::IfThenElseZero(log_m, den), acc.den_log);
+  const auto num = hn::Sub(log2_q11(df, lo[1], hi[1], table), log2_q11(df, lo[2], hi[2], table));
+  add_wide(hn::IfThenElseZero(num_m, num), acc.num_log);
 }
 
 // Horizontal pass + classification of the 2n pixels from column j (lanes
@@ -311,7 +332,7 @@ HWY_INLINE void classify(D32 d, const V32* s, hn::Mask<DI32> in_row, double egl,
 // scale 3's centre tap is split over two pairs).
 template <int kScale, class DI64>
 HWY_INLINE void horizontal(D32 d, const int16_t* const* v, size_t j, size_t valid, double egl,
-                           const int64_t* table, Acc<DI64>& acc) {
+                           const int32_t* table, Acc<DI64>& acc) {
   constexpr int kTaps = 2 * kVifHalf[kScale] + 1;
   const DI32 di;
   const D16 d16;
@@ -351,7 +372,7 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
   const size_t w = static_cast<size_t>(ref.w);
   const int h = ref.h;
   const VifRounding rd = vif_rounding(kScale, bpc);
-  const int64_t* table = vif_simd::log2_table64();
+  const int32_t* table = vif_simd::log2_table32();
   Rows& rw = rows();
   // The horizontal pass reads up to 2n + 1 elements past its last block.
   rw.reserve(w + 2 * kHalf + 2 * n + 2);
