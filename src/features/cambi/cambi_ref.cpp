@@ -25,8 +25,7 @@ struct Scratch {
   std::vector<uint16_t> hist;
   std::vector<int16_t> band;       // band row of each pixel, or -1
   std::vector<uint8_t> zero_rows;  // kMaskRing rows of the zero-derivative flags
-  std::vector<uint32_t> colsum;    // 7-row sums of the flags per column
-  std::vector<uint32_t> prefix;    // running sums of colsum
+  std::vector<uint32_t> colsum;    // 7-row sums of the flags per column, zero-padded
   std::vector<int16_t> mode_rows;  // 3 rows of the horizontal mode
 
   template <typename T>
@@ -84,9 +83,10 @@ void spatial_mask(const uint16_t* img, int w, int h, uint8_t* mask, Scratch& s) 
   const int ceil_log2 = shifted == 0 ? 0 : std::bit_width(shifted - 1);
   const uint32_t threshold = static_cast<uint32_t>((49 + 3 * (ceil_log2 - 11) - 1) >> 1);
   uint8_t* ring = Scratch::grow(s.zero_rows, static_cast<size_t>(kMaskRing) * w);
-  uint32_t* colsum = Scratch::grow(s.colsum, static_cast<size_t>(w));
-  uint32_t* prefix = Scratch::grow(s.prefix, static_cast<size_t>(w) + 1);
-  std::fill(colsum, colsum + w, 0u);
+  // Column sums at kMaskRadius + c, between kMaskRadius zeros on each side.
+  uint32_t* padded = Scratch::grow(s.colsum, static_cast<size_t>(w) + 2 * kMaskRadius);
+  std::fill(padded, padded + w + 2 * kMaskRadius, 0u);
+  uint32_t* colsum = padded + kMaskRadius;
   int next = 0;  // next flag row to enter the window
   for (int r = 0; r < h; ++r) {
     for (; next <= r + kMaskRadius && next < h; ++next) {
@@ -98,17 +98,13 @@ void spatial_mask(const uint16_t* img, int w, int h, uint8_t* mask, Scratch& s) 
       const uint8_t* z = ring + static_cast<size_t>(out % kMaskRing) * w;
       for (int c = 0; c < w; ++c) colsum[c] -= z[c];
     }
-    prefix[0] = 0;
-    for (int c = 0; c < w; ++c) prefix[c + 1] = prefix[c] + colsum[c];
-    // Column c sums colsum[c - 3 .. c + 3] = prefix[c + 4] - prefix[c - 3], clipped.
+    // Column c sums colsum[c - 3 .. c + 3] (zeros outside).
+    static_assert(kMaskRadius == 3);
     uint8_t* m = mask + static_cast<size_t>(r) * w;
-    const int lo = std::min(w, kMaskRadius), hi = std::max(lo, w - kMaskRadius - 1);
-    for (int c = 0; c < lo; ++c)
-      m[c] = static_cast<uint8_t>(prefix[std::min(w, c + kMaskRadius + 1)] > threshold);
-    for (int c = lo; c < hi; ++c)
-      m[c] = static_cast<uint8_t>(prefix[c + kMaskRadius + 1] - prefix[c - kMaskRadius] > threshold);
-    for (int c = hi; c < w; ++c)
-      m[c] = static_cast<uint8_t>(prefix[w] - prefix[std::max(0, c - kMaskRadius)] > threshold);
+    for (int c = 0; c < w; ++c) {
+      const uint32_t* p = padded + c;
+      m[c] = static_cast<uint8_t>(p[0] + p[1] + p[2] + p[3] + p[4] + p[5] + p[6] > threshold);
+    }
   }
 }
 
