@@ -84,11 +84,9 @@ using V32 = hn::Vec<D32>;
 struct Rows {
   // 0 mu1, 1 mu2, 2 xx_hi, 3 xx_lo, 4 yy_hi, 5 yy_lo, 6 xy_hi, 7 xy_lo
   std::vector<int16_t> v[8];
-  std::vector<uint32_t> sub;  // the subsampling's vertical row
   void reserve(size_t n) {
     for (auto& r : v)
       if (r.size() < n) r.resize(n);
-    if (sub.size() < n) sub.resize(n);
   }
 };
 
@@ -414,49 +412,58 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
 }
 
 // Subsampling into scale kNext: per kept row (even i), the vertical pass a
-// column vector at a time into a padded uint32 row (the uint16 cast kept),
-// then the horizontal pass at even columns (stride-2 loads). Every sum is
-// <= 65536 * 65535 < 2^32 (the taps sum to 65536, samples <= 65535), so
-// uint32 lanes hold the reference's sums exactly; a symmetric pair shares
-// one product f*(a + b) as in the statistic.
+// column vector at a time into a padded row of the uint16 results (stored
+// biased as int16, as the statistic's rows), then the horizontal pass at
+// even columns. Both sums are <= 65536 * 65535 < 2^32 (the taps sum to
+// 65536, samples <= 65535) and are taken as in horizontal(): int16 operands
+// v - 32768 in multiply-adds, S = sum f*(v - 32768) in [-2^31, 2^31), the
+// sum S + 2^31 modulo 2^32. Vertically a lane pairs the rows of a
+// symmetric tap pair (the centre tap, up to 43728, multiplies in int32:
+// |fc*(v - 32768)| < 2^31); horizontally output c + i pairs the padded
+// elements 2(c + i) + t, t + 1 (scale 3's centre tap split over two pairs).
 template <typename T, int kNext>
 void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int v_shift, uint16_t* dst_ref,
                uint16_t* dst_dis) {
   constexpr int kHalf = kVifHalf[kNext];
-  const uint16_t* f = kVifFilter[kNext];
+  constexpr int kTaps = 2 * kHalf + 1;
   const D32 d;
+  const DI32 di;
+  const D16 d16;
   const hn::Rebind<T, D32> dt;
-  const hn::Rebind<uint16_t, D32> d16;
-  const hn::RebindToSigned<D32> di;
+  const hn::Rebind<uint16_t, D32> du16;
   const size_t n = hn::Lanes(d);
   const size_t w = static_cast<size_t>(ref.w);
   const int h = ref.h;
   const size_t w2 = w / 2;
   Rows& rw = rows();
   rw.reserve(w + 2 * kHalf + n);
-  uint32_t* row = rw.sub.data();
+  int16_t* row = rw.v[0].data();
   const PlaneView* src[2] = {&ref, &dis};
   uint16_t* dst[2] = {dst_ref, dst_dis};
   const V32 vr = hn::Set(d, v_round);
   const V32 lo16 = hn::Set(d, 0xffffu);
+  const V32 bias = hn::Set(d, 0x80000000u);
   const V32 hr = hn::Set(d, 32768u);
-  const auto even = [&](const uint32_t* p) {
-    V32 e, o;
-    hn::LoadInterleaved2(d, p, e, o);
-    return e;
+  const V32 flip = hn::Set(d, 0x8000u);
+  const auto fc = hn::Set(di, static_cast<int32_t>(vif_tap(kNext, kHalf)));
+  const auto ff = [&](uint32_t f0, uint32_t f1) {
+    return hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
   };
   for (int r = 0; r < h / 2; ++r) {
     const int i = 2 * r;
     for (int p = 0; p < 2; ++p) {
-      const T* xr[2 * kHalf + 1];
-      for (int k = 0; k <= 2 * kHalf; ++k) xr[k] = src[p]->row<T>(reflect101(i - kHalf + k, h));
-      const auto load = [&](int k, size_t j) { return hn::PromoteTo(d, hn::LoadU(dt, xr[k] + j)); };
+      const T* xr[kTaps];
+      for (int k = 0; k < kTaps; ++k) xr[k] = src[p]->row<T>(reflect101(i - kHalf + k, h));
+      // Lane values v - 32768 as int32 / as the low half of an int16 pair.
+      const auto load = [&](int k, size_t j) { return hn::Xor(hn::PromoteTo(d, hn::LoadU(dt, xr[k] + j)), flip); };
       for (size_t j = 0;; j += n) {
         if (j + n > w) j = w - n;
-        V32 acc = hn::Mul(hn::Set(d, f[kHalf]), load(kHalf, j));
+        auto acc = hn::Mul(fc, hn::Sub(hn::BitCast(di, hn::PromoteTo(d, hn::LoadU(dt, xr[kHalf] + j))),
+                                       hn::Set(di, 32768)));
         for (int k = 0; k < kHalf; ++k)
-          acc = hn::Add(acc, hn::Mul(hn::Set(d, f[k]), hn::Add(load(k, j), load(2 * kHalf - k, j))));
-        hn::StoreU(hn::And(hn::ShiftRightSame(hn::Add(acc, vr), v_shift), lo16), d, row + kHalf + j);
+          acc = madd(pair16(load(k, j), load(2 * kHalf - k, j)), hn::Set(d16, static_cast<int16_t>(vif_tap(kNext, k))), acc);
+        const V32 sum = hn::Add(hn::BitCast(d, acc), bias);
+        store_biased(d, hn::And(hn::ShiftRightSame(hn::Add(sum, vr), v_shift), lo16), row + kHalf + j);
         if (j + n == w) break;
       }
       for (int t = 1; t <= kHalf; ++t) {
@@ -466,10 +473,19 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
       uint16_t* out = dst[p] + static_cast<size_t>(r) * w2;
       for (size_t c = 0;; c += n) {
         if (c + n > w2) c = w2 - n;
-        V32 acc = hn::Mul(hn::Set(d, f[kHalf]), even(row + 2 * c + kHalf));
-        for (int k = 0; k < kHalf; ++k)
-          acc = hn::Add(acc, hn::Mul(hn::Set(d, f[k]), hn::Add(even(row + 2 * c + k), even(row + 2 * c + 2 * kHalf - k))));
-        hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, hn::ShiftRight<16>(hn::Add(acc, hr)))), d16, out + c);
+        auto acc = hn::Zero(di);
+        const auto tap_pair = [&](size_t t, uint32_t f0, uint32_t f1) {
+          acc = madd(hn::LoadU(d16, row + 2 * c + t), ff(f0, f1), acc);
+        };
+        if constexpr (kNext == 3) {
+          constexpr uint32_t fm = vif_tap(3, 1);
+          tap_pair(0, vif_tap(3, 0), fm / 2);
+          tap_pair(1, fm - fm / 2, vif_tap(3, 2));
+        } else {
+          for (int t = 0; t < kTaps; t += 2) tap_pair(t, vif_tap(kNext, t), t + 1 < kTaps ? vif_tap(kNext, t + 1) : 0);
+        }
+        const V32 sum = hn::Add(hn::BitCast(d, acc), bias);
+        hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di, hn::ShiftRight<16>(hn::Add(sum, hr)))), du16, out + c);
         if (c + n == w2) break;
       }
     }
