@@ -158,6 +158,7 @@ HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j
       return hn::BitCast(d16, hn::Xor(hn::Mul(hn::BitCast(du16, p), hn::BitCast(du16, q)), bias));
     };
     auto s1 = hn::Zero(di), s2 = s1, sxx = s1, syy = s1, sxy = s1;
+    HWY_UNROLL(8)
     for (int k = 0; k < kHalf; ++k) {
       const auto pa = pair16(load(xr[k]), load(xr[2 * kHalf - k]));
       const auto pb = pair16(load(yr[k]), load(yr[2 * kHalf - k]));
@@ -351,6 +352,7 @@ HWY_INLINE void horizontal(D32 d, const int16_t* const* v, size_t j, size_t vali
   } else {
     static_assert(kScale == 0 || kScale == 1 || kScale == 2);
     static_assert(vif_tap(0, 8) < 32768 && vif_tap(1, 4) < 32768 && vif_tap(2, 2) < 32768, "centre taps (the largest) fit int16");
+    HWY_UNROLL(9)
     for (int t = 0; t < kTaps; t += 2) tap_pair(t, vif_tap(kScale, t), t + 1 < kTaps ? vif_tap(kScale, t + 1) : 0);
   }
   const V32 bias = hn::Set(d, 0x80000000u);
