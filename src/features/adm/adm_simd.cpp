@@ -128,6 +128,30 @@ void Dwt0Vert(const Pix* const* r, int n, int bpc, int32_t* lo, int32_t* hi) {
   const VU centre = hn::Set(du, 46342u * rnd);
   const VU c0 = hn::Set(du, 15826u), c1 = hn::Set(du, 27411u), c2 = hn::Set(du, 7345u), c3 = hn::Set(du, 4240u);
   const auto round = [&](VU s) { return int16_cast(hn::ShiftRightSame(hn::BitCast(di, hn::Add(s, vrnd)), bpc)); };
+  if constexpr (sizeof(Pix) == 1) {
+    // 8-bit samples pair rows (0, 1) and (2, 3) in int16 lanes: two
+    // multiply-adds per output with taps < 2^15 in magnitude, each exact in
+    // int32; the sums equal the uint32 ones modulo 2^32.
+    using D16 = hn::Repartition<int16_t, DI>;
+    const D16 d16;
+    const auto pair = [&](VU a, VU b) { return hn::BitCast(d16, hn::Or(a, hn::ShiftLeft<16>(b))); };
+    const auto taps = [&](int16_t f0, int16_t f1) {
+      return hn::InterleaveLower(d16, hn::Set(d16, f0), hn::Set(d16, f1));
+    };
+    const auto k01 = taps(15826, 27411), k23 = taps(7345, -4240), h01 = taps(-4240, -7345), h23 = taps(27411, -15826);
+    const auto madd = [&](hn::Vec<D16> a, hn::Vec<D16> b) {
+      auto odd = hn::Zero(di);
+      const auto even = hn::ReorderWidenMulAccumulate(di, a, b, hn::Zero(di), odd);
+      return hn::BitCast(du, hn::RearrangeToOddPlusEven(even, odd));
+    };
+    for_columns(0, n, [&](size_t j) {
+      const auto p01 = pair(hn::PromoteTo(du, hn::LoadU(dp, r[0] + j)), hn::PromoteTo(du, hn::LoadU(dp, r[1] + j)));
+      const auto p23 = pair(hn::PromoteTo(du, hn::LoadU(dp, r[2] + j)), hn::PromoteTo(du, hn::LoadU(dp, r[3] + j)));
+      hn::StoreU(round(hn::Sub(hn::Add(madd(p01, k01), madd(p23, k23)), centre)), di, lo + j);
+      if (hi) hn::StoreU(round(hn::Add(madd(p01, h01), madd(p23, h23))), di, hi + j);
+    });
+    return;
+  }
   for_columns(0, n, [&](size_t j) {
     const VU u0 = hn::PromoteTo(du, hn::LoadU(dp, r[0] + j));
     const VU u1 = hn::PromoteTo(du, hn::LoadU(dp, r[1] + j));

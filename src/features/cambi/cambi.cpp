@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "base/hd_math.h"
+#include "base/simd.h"
 
 namespace twinmaf {
 
@@ -227,11 +228,12 @@ class Cambi final : public Extractor {
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
     auto& t = down_cast<CambiTerms&>(terms);
-    TWINMAF_RETURN_IF_ERROR(cambi_picture_terms_ref(in.dis->plane(0), bpc_, setup_, setup_.dis, in.index,
-                                                    heatmaps_.get(), t.dis));
+    const auto picture_terms = simd_enabled() ? &cambi_picture_terms_simd : &cambi_picture_terms_ref;
+    TWINMAF_RETURN_IF_ERROR(
+        picture_terms(in.dis->plane(0), bpc_, setup_, setup_.dis, in.index, heatmaps_.get(), t.dis));
     if (setup_.full_ref)
       TWINMAF_RETURN_IF_ERROR(
-          cambi_picture_terms_ref(in.ref->plane(0), bpc_, setup_, setup_.src, in.index, nullptr, t.src));
+          picture_terms(in.ref->plane(0), bpc_, setup_, setup_.src, in.index, nullptr, t.src));
     return ok_status();
   }
 

@@ -275,6 +275,12 @@ class CambiCValueSink {
 Status cambi_picture_terms_ref(const PlaneView& luma, int bpc, const CambiSetup& setup,
                                const CambiPicturePlan& plan, unsigned frame, CambiCValueSink* sink,
                                std::array<CambiScaleTerms, kCambiScales>& out);
+// The same stages compiled for the best Highway target simd.h allows
+// (cambi_simd.cpp); equal to cambi_picture_terms_ref on every input and
+// target (tests/simd). Callers use it when simd_enabled().
+Status cambi_picture_terms_simd(const PlaneView& luma, int bpc, const CambiSetup& setup,
+                                const CambiPicturePlan& plan, unsigned frame, CambiCValueSink* sink,
+                                std::array<CambiScaleTerms, kCambiScales>& out);
 
 // finish of one picture: the weighted, normalised score before clipping.
 double cambi_score(const std::array<CambiScaleTerms, kCambiScales>& t, int window);

@@ -2,8 +2,9 @@
 // to motion_sad_ref bit for bit (motion.h has the contract).
 //
 // Per row: the vertical 5-tap blur of (prev - cur), a column vector at a
-// time, into a padded int32 row; then the horizontal blur and |.| summed in
-// uint32 lanes (the row's total fits uint32, motion_ref.cpp), added to the
+// time, into padded int16 rows of its bytes; then the horizontal blur (by
+// 16-bit multiply-adds of neighbouring elements, even and odd output pixels
+// as two vectors) and |.| summed in uint32 lanes (the row's total fits uint32, motion_ref.cpp), added to the
 // uint64 SAD per row. All integer: exact in any order. Widths: a vertical
 // sum f*d is within +-65536*(2^bpc - 1), an int32 up to bpc 15; at bpc 16,
 // and always for the horizontal sum (|y| <= 65280..65535: +-2^32), a value
@@ -64,17 +65,43 @@ HWY_INLINE VI blur_direct(DI d, const VI (&v)[5], int s) {
   return hn::ShiftRightSame(hn::Add(acc, hn::Set(d, 1 << (s - 1))), s);
 }
 
+// sum_t f_t x_t over the five padded elements of output pixels j + 2i
+// (first = 0, even) or j + 2i + 1 (first = 1) of a row of int16 values:
+// neighbouring elements paired with two taps, one multiply-add per pair
+// (|x| <= 256, taps < 2^15: exact in int32).
+HWY_INLINE VI taps5(const int16_t* x, size_t first) {
+  const DI d;
+  const hn::Repartition<int16_t, DI> d16;
+  const auto ff = [&](int32_t f0, int32_t f1) {
+    return hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
+  };
+  const auto madd = [&](size_t t, int32_t f0, int32_t f1) {
+    auto odd = hn::Zero(d);
+    const auto even = hn::ReorderWidenMulAccumulate(d, hn::LoadU(d16, x + first + t), ff(f0, f1), hn::Zero(d), odd);
+    return hn::RearrangeToOddPlusEven(even, odd);
+  };
+  return hn::Add(hn::Add(madd(0, kMotionFilter[0], kMotionFilter[1]), madd(2, kMotionFilter[2], kMotionFilter[3])),
+                 madd(4, kMotionFilter[4], 0));
+}
+
 template <typename T>
 uint64_t sad(const PlaneView& prev, const PlaneView& cur, int bpc) {
   const DI d;
   const hn::Rebind<T, DI> dt;
+  const hn::Rebind<int16_t, DI> dh;
   const hn::RebindToUnsigned<DI> du;
   const size_t n = hn::Lanes(d);
   const size_t w = static_cast<size_t>(cur.w);
   const int h = cur.h;
-  thread_local std::vector<int32_t> buf;
-  if (buf.size() < w + 4 + n) buf.resize(w + 4 + n);
-  int32_t* y = buf.data() + 2;
+  // The vertical results v (|v| <= 65535) as their bytes: v_hi = v >> 8
+  // (arithmetic, in [-256, 255]) and v_lo = v & 255, in padded int16 rows
+  // (2 elements each side; the horizontal loads reach 2n + 2 past the end).
+  thread_local std::vector<int16_t> buf_hi, buf_lo;
+  for (auto* b : {&buf_hi, &buf_lo})
+    if (b->size() < w + 2 * n + 6) b->resize(w + 2 * n + 6);
+  int16_t* yh = buf_hi.data() + 2;
+  int16_t* yl = buf_lo.data() + 2;
+  const VI lo_mask = hn::Set(d, 255);
 
   uint64_t total = 0;
   for (int i = 0; i < h; ++i) {
@@ -94,22 +121,30 @@ uint64_t sad(const PlaneView& prev, const PlaneView& cur, int bpc) {
         diff[k] = hn::Sub(hn::PromoteTo(d, hn::LoadU(dt, p[k] + j)), hn::PromoteTo(d, hn::LoadU(dt, c[k] + j)));
       const VI v = bpc == 16 ? blur_split(d, diff, bpc) : blur_direct(d, diff, bpc);
       any = hn::Or(any, v);
-      hn::StoreU(v, d, y + j);
+      hn::StoreU(hn::DemoteTo(dh, hn::ShiftRight<8>(v)), dh, yh + j);
+      hn::StoreU(hn::DemoteTo(dh, hn::And(v, lo_mask)), dh, yl + j);
       if (j + n == w) break;
     }
     // A zero row adds (0 + 2^15) >> 16 == 0 at every column.
     if (hn::AllTrue(d, hn::Eq(any, hn::Zero(d)))) continue;
-    y[-1] = y[reflect101(-1, static_cast<int>(w))];
-    y[-2] = y[reflect101(-2, static_cast<int>(w))];
-    y[w] = y[reflect101(static_cast<int>(w), static_cast<int>(w))];
-    y[w + 1] = y[reflect101(static_cast<int>(w) + 1, static_cast<int>(w))];
+    for (int16_t* y : {yh, yl}) {
+      y[-1] = y[reflect101(-1, static_cast<int>(w))];
+      y[-2] = y[reflect101(-2, static_cast<int>(w))];
+      y[w] = y[reflect101(static_cast<int>(w), static_cast<int>(w))];
+      y[w + 1] = y[reflect101(static_cast<int>(w) + 1, static_cast<int>(w))];
+    }
 
+    // blur_split's horizontal sum (s = 16) of even and odd output pixels.
+    const VI r15 = hn::Set(d, 1 << 15);
+    const auto blur = [&](size_t j, size_t first) {
+      const VI a = taps5(yh + j - 2, first), b = taps5(yl + j - 2, first);
+      return hn::Abs(hn::ShiftRight<8>(hn::Add(a, hn::ShiftRight<8>(hn::Add(b, r15)))));
+    };
     auto row = hn::Zero(du);
-    for (size_t j = 0; j < w; j += n) {
-      VI v[5];
-      for (int k = 0; k < 5; ++k) v[k] = hn::LoadU(d, y + j - 2 + k);
-      const VI x = hn::Abs(blur_split(d, v, 16));
-      row = hn::Add(row, hn::BitCast(du, hn::IfThenElseZero(hn::FirstN(d, w - j), x)));
+    for (size_t j = 0; j < w; j += 2 * n) {
+      const size_t valid = w - j;
+      row = hn::Add(row, hn::BitCast(du, hn::IfThenElseZero(hn::FirstN(d, (valid + 1) / 2), blur(j, 0))));
+      row = hn::Add(row, hn::BitCast(du, hn::IfThenElseZero(hn::FirstN(d, valid / 2), blur(j, 1))));
     }
     total += hn::GetLane(hn::SumOfLanes(du, row));
   }

@@ -2,9 +2,11 @@
 // equal to vif_statistic_ref bit for bit (vif.h has the numeric contract).
 //
 // Per output row: the vertical pass over 2*kHalf+1 rows, a column vector at
-// a time (taps inner, accumulators in registers), into padded uint32 rows;
-// then the horizontal pass and the per-pixel classification, a column
-// vector at a time, with vector accumulators of the four integer sums.
+// a time (taps inner, accumulators in registers), into padded rows of
+// 16-bit values (stored biased as int16); then the horizontal pass by
+// 16-bit multiply-adds (horizontal() says why it is exact) and the
+// per-pixel classification, two column vectors (even and odd pixels) at a
+// time, with vector accumulators of the four integer sums.
 // Exactness:
 // - Integer sums are exact in any order. Every filter sum is held in uint32
 //   lanes: mu sums <= 65536*65535 < 2^32 (vif.h). A moment m = x*x (x*y) of
@@ -27,7 +29,8 @@
 //   below 2^53 (g <= 100: < 2^45 + 2^32). 2048*log2 of an integer-valued
 //   double x >= 2^16 is read from its bits: with e its exponent,
 //   x >> (e - 15) = 32768 + the top 15 mantissa bits, the table index of
-//   vif_log2_32/64 (whose k is e - 15).
+//   vif_log2_32/64 (whose k is e - 15); both come from the high 32 bits of
+//   the double, so 16 pixels share one 32-bit gather.
 // - Lanes past the row end and lanes of the other branch are masked out of
 //   every sum; their double steps may see any value but only feed a table
 //   index that is in range by construction.
@@ -49,10 +52,10 @@
 #ifndef TWINMAF_VIF_SIMD_ONCE
 #define TWINMAF_VIF_SIMD_ONCE
 namespace twinmaf::vif_simd {
-// vif_log2_table() entries 32768..65535 as int64 (a 64-bit gather's table).
-inline const int64_t* log2_table64() {
-  static const std::vector<int64_t> t = [] {
-    std::vector<int64_t> v(32768);
+// vif_log2_table() entries 32768..65535 as int32 (a 32-bit gather's table).
+inline const int32_t* log2_table32() {
+  static const std::vector<int32_t> t = [] {
+    std::vector<int32_t> v(32768);
     const VifLog2Table& src = vif_log2_table();
     for (size_t i = 0; i < v.size(); ++i) v[i] = src[32768 + i];
     return v;
@@ -75,10 +78,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 using D32 = hn::ScalableTag<uint32_t>;
 using V32 = hn::Vec<D32>;
 
-// Row buffers of one thread: padded vertical results (mu, moment halves).
+// Row buffers of one thread: the padded vertical results (mu, moment
+// halves), each a 16-bit value v stored as the int16 v - 32768 (the
+// horizontal pass's multiply-adds take signed 16-bit operands).
 struct Rows {
   // 0 mu1, 1 mu2, 2 xx_hi, 3 xx_lo, 4 yy_hi, 5 yy_lo, 6 xy_hi, 7 xy_lo
-  std::vector<uint32_t> v[8];
+  std::vector<int16_t> v[8];
   void reserve(size_t n) {
     for (auto& r : v)
       if (r.size() < n) r.resize(n);
@@ -88,6 +93,29 @@ struct Rows {
 Rows& rows() {
   thread_local Rows r;
   return r;
+}
+
+using DI32 = hn::RebindToSigned<D32>;
+using D16 = hn::Repartition<int16_t, D32>;  // twice the lanes of D32
+
+// Lane i: a[2i]*b[2i] + a[2i+1]*b[2i+1] (exact in int32 for the operands
+// used here), accumulated into acc modulo 2^32 (x86: one multiply-add).
+HWY_INLINE hn::Vec<DI32> madd(hn::Vec<D16> a, hn::Vec<D16> b, hn::Vec<DI32> acc) {
+  const DI32 di;
+  auto odd = hn::Zero(di);
+  const auto even = hn::ReorderWidenMulAccumulate(di, a, b, hn::Zero(di), odd);
+  return hn::Add(acc, hn::RearrangeToOddPlusEven(even, odd));
+}
+
+// The int16 vector holding lo[i] in element 2i and hi[i] in element 2i+1
+// (lo, hi < 2^15).
+HWY_INLINE hn::Vec<D16> pair16(V32 lo, V32 hi) { return hn::BitCast(D16(), hn::Or(lo, hn::ShiftLeft<16>(hi))); }
+
+// Stores the 16-bit values of v (< 2^16) as v - 32768.
+HWY_INLINE void store_biased(D32 d, V32 v, int16_t* p) {
+  const DI32 di;
+  const hn::Rebind<int16_t, D32> dh;
+  hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, hn::Sub(v, hn::Set(d, 32768u)))), dh, p);
 }
 
 // Splits a moment into its high and low 16 bits.
@@ -102,10 +130,15 @@ HWY_INLINE V32 round_split(V32 h, V32 l, V32 r, int s) {
 }
 
 // Vertical pass of one column vector at column j: writes the rounded mu and
-// the split moments of row i into the padded rows at kHalf + j.
+// the split moments of row i into the padded rows at kHalf + j (biased).
+// 8-bit samples pair the two rows of a symmetric tap pair in one int16 lane
+// pair: one multiply-add gives f*a0 + f*a1; the products a0^2, a1^2 (b0^2,
+// b1^2; a0*b0, a1*b1), each < 2^16, are formed in 16-bit lanes, biased by
+// -32768 to int16, and one multiply-add gives f*(a0^2 + a1^2) - 2^16 f
+// (|.| < 2^31), the bias restored once after the taps.
 template <typename T, int kScale>
 HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j,
-                         const VifRounding& rd, uint32_t* const* out) {
+                         const VifRounding& rd, int16_t* const* out) {
   constexpr int kHalf = kVifHalf[kScale];
   const hn::Rebind<T, D32> dt;
   const auto load = [&](const T* p) { return hn::PromoteTo(d, hn::LoadU(dt, p + j)); };
@@ -113,30 +146,47 @@ HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j
   const V32 a = load(xr[kHalf]), b = load(yr[kHalf]);
   V32 m1 = hn::Mul(fc, a), m2 = hn::Mul(fc, b);
   const size_t o = static_cast<size_t>(kHalf) + j;
+  V32 h, l;
   if constexpr (sizeof(T) == 1) {
     // 8-bit samples: moments sum in uint32 unsplit (sq_shift is 0).
-    V32 xx = hn::Mul(fc, hn::Mul(a, a)), yy = hn::Mul(fc, hn::Mul(b, b)),
-        xy = hn::Mul(fc, hn::Mul(a, b));
+    const DI32 di;
+    const D16 d16;
+    const hn::RebindToUnsigned<D16> du16;
+    const auto bias = hn::Set(du16, uint16_t{0x8000});
+    // (p0*q0, p1*q1) of two pairs, each < 2^16, biased to int16 (- 32768).
+    const auto products = [&](hn::Vec<D16> p, hn::Vec<D16> q) {
+      return hn::BitCast(d16, hn::Xor(hn::Mul(hn::BitCast(du16, p), hn::BitCast(du16, q)), bias));
+    };
+    auto s1 = hn::Zero(di), s2 = s1, sxx = s1, syy = s1, sxy = s1;
+    HWY_UNROLL(8)
     for (int k = 0; k < kHalf; ++k) {
-      const V32 f = hn::Set(d, kVifFilter[kScale][k]);
-      const V32 a0 = load(xr[k]), a1 = load(xr[2 * kHalf - k]);
-      const V32 b0 = load(yr[k]), b1 = load(yr[2 * kHalf - k]);
-      m1 = hn::Add(m1, hn::Mul(f, hn::Add(a0, a1)));
-      m2 = hn::Add(m2, hn::Mul(f, hn::Add(b0, b1)));
-      xx = hn::Add(xx, hn::Mul(f, hn::Add(hn::Mul(a0, a0), hn::Mul(a1, a1))));
-      yy = hn::Add(yy, hn::Mul(f, hn::Add(hn::Mul(b0, b0), hn::Mul(b1, b1))));
-      xy = hn::Add(xy, hn::Mul(f, hn::Add(hn::Mul(a0, b0), hn::Mul(a1, b1))));
+      const auto pa = pair16(load(xr[k]), load(xr[2 * kHalf - k]));
+      const auto pb = pair16(load(yr[k]), load(yr[2 * kHalf - k]));
+      const auto ff = hn::Set(d16, static_cast<int16_t>(kVifFilter[kScale][k]));
+      s1 = madd(pa, ff, s1);
+      s2 = madd(pb, ff, s2);
+      sxx = madd(products(pa, pa), ff, sxx);
+      syy = madd(products(pb, pb), ff, syy);
+      sxy = madd(products(pa, pb), ff, sxy);
     }
-    V32 h, l;
+    // Each biased pair lost 2 * 32768 * f: the sum of the off-centre taps
+    // times 2^16, added back modulo 2^32 (the true sums are < 2^32).
+    constexpr uint32_t kLost = static_cast<uint32_t>((65536u - vif_tap(kScale, kHalf)) / 2 * 65536ull);
+    const V32 lost = hn::Set(d, kLost);
+    m1 = hn::Add(m1, hn::BitCast(d, s1));
+    m2 = hn::Add(m2, hn::BitCast(d, s2));
+    const V32 xx = hn::Add(hn::Add(hn::Mul(fc, hn::Mul(a, a)), hn::BitCast(d, sxx)), lost);
+    const V32 yy = hn::Add(hn::Add(hn::Mul(fc, hn::Mul(b, b)), hn::BitCast(d, syy)), lost);
+    const V32 xy = hn::Add(hn::Add(hn::Mul(fc, hn::Mul(a, b)), hn::BitCast(d, sxy)), lost);
     split16(d, xx, h, l);
-    hn::StoreU(h, d, out[2] + o);
-    hn::StoreU(l, d, out[3] + o);
+    store_biased(d, h, out[2] + o);
+    store_biased(d, l, out[3] + o);
     split16(d, yy, h, l);
-    hn::StoreU(h, d, out[4] + o);
-    hn::StoreU(l, d, out[5] + o);
+    store_biased(d, h, out[4] + o);
+    store_biased(d, l, out[5] + o);
     split16(d, xy, h, l);
-    hn::StoreU(h, d, out[6] + o);
-    hn::StoreU(l, d, out[7] + o);
+    store_biased(d, h, out[6] + o);
+    store_biased(d, l, out[7] + o);
   } else {
     V32 hs[3], ls[3];
     V32 ph, pl;
@@ -164,15 +214,14 @@ HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j
     }
     const V32 r = hn::Set(d, static_cast<uint32_t>(rd.sq_round));
     for (int m = 0; m < 3; ++m) {
-      V32 h, l;
       split16(d, round_split(hs[m], ls[m], r, rd.sq_shift), h, l);
-      hn::StoreU(h, d, out[2 + 2 * m] + o);
-      hn::StoreU(l, d, out[3 + 2 * m] + o);
+      store_biased(d, h, out[2 + 2 * m] + o);
+      store_biased(d, l, out[3 + 2 * m] + o);
     }
   }
   const V32 mr = hn::Set(d, rd.mu_round);
-  hn::StoreU(hn::ShiftRightSame(hn::Add(m1, mr), rd.mu_shift), d, out[0] + o);
-  hn::StoreU(hn::ShiftRightSame(hn::Add(m2, mr), rd.mu_shift), d, out[1] + o);
+  store_biased(d, hn::ShiftRightSame(hn::Add(m1, mr), rd.mu_shift), out[0] + o);
+  store_biased(d, hn::ShiftRightSame(hn::Add(m2, mr), rd.mu_shift), out[1] + o);
 }
 
 // (a*b + 2^31) >> 32 per uint32 lane (vif_mu_product).
@@ -192,84 +241,127 @@ struct Acc {
   size_t den_non_log = 0;
 };
 
-// 2048*log2(x) for integer-valued doubles x in [2^16, 2^53) (any bits give
-// an in-range table index).
-template <class DF, class DI64>
-HWY_INLINE hn::Vec<DI64> log2_q11(DF, DI64 di, hn::Vec<DF> x, const int64_t* table) {
-  const hn::RebindToUnsigned<DF> du;
-  const auto bits = hn::BitCast(du, x);
-  const auto idx = hn::BitCast(di, hn::And(hn::ShiftRight<37>(bits), hn::Set(du, 0x7fff)));
-  const auto e = hn::Sub(hn::BitCast(di, hn::ShiftRight<52>(bits)), hn::Set(di, 1023 + 15));
-  return hn::Add(hn::GatherIndex(di, table, idx), hn::ShiftLeft<11>(e));
-}
-
-// The double steps of vif_accumulate_pixel on one half-vector of pixels.
+// The double steps of vif_accumulate_pixel on one half-vector of pixels:
+// the three values whose 2048*log2 it takes (s1 + nsq, numer1_tmp, numer1),
+// integer-valued doubles (any value in lanes of the other branch).
 template <class DH>
-HWY_INLINE void classify_half(DH, hn::Vec<DH> s1, hn::Vec<DH> s2, hn::Vec<DH> s12,
-                              hn::Vec<DH> log_mask, hn::Vec<DH> num_mask, double egl,
-                              const int64_t* table, Acc<hn::Rebind<int64_t, DH>>& acc) {
+HWY_INLINE void log_args(DH, hn::Vec<DH> s1, hn::Vec<DH> s2, hn::Vec<DH> s12, double egl,
+                         hn::Vec<hn::Rebind<double, DH>>* x) {
   const hn::Rebind<double, DH> df;
-  const hn::Rebind<int64_t, DH> di;
   const auto s1d = hn::PromoteTo(df, s1);
   const auto s2d = hn::PromoteTo(df, s2);
   const auto s12d = hn::PromoteTo(df, s12);
   const auto nsq = hn::Set(df, static_cast<double>(kVifSigmaNsq));
-  const auto den = hn::Sub(log2_q11(df, di, hn::Add(s1d, nsq), table), hn::Set(di, 2048 * 17));
-  acc.den_log = hn::Add(acc.den_log, hn::And(den, hn::PromoteTo(di, log_mask)));
-
+  x[0] = hn::Add(s1d, nsq);
   constexpr double kEps = 65536 * 1.0e-10;
   auto g = hn::Div(s12d, hn::Add(s1d, hn::Set(df, kEps)));
   const auto sv = hn::Max(hn::Trunc(hn::Sub(s2d, hn::Mul(g, s12d))), hn::Zero(df));
   const auto egl_v = hn::Set(df, egl);
   g = hn::IfThenElse(hn::Lt(g, egl_v), g, egl_v);
-  const auto numer1 = hn::Add(sv, nsq);
-  const auto numer1_tmp = hn::Add(hn::Trunc(hn::Mul(hn::Mul(g, g), s1d)), numer1);
-  const auto num = hn::Sub(log2_q11(df, di, numer1_tmp, table), log2_q11(df, di, numer1, table));
-  acc.num_log = hn::Add(acc.num_log, hn::And(num, hn::PromoteTo(di, num_mask)));
+  x[2] = hn::Add(sv, nsq);
+  x[1] = hn::Add(hn::Trunc(hn::Mul(hn::Mul(g, g), s1d)), x[2]);
 }
 
-// Horizontal pass + classification of the column vector at j (lanes past
-// `valid` are ignored).
-template <int kScale, class DI64>
-HWY_INLINE void horizontal(D32 d, uint32_t* const* v, size_t j, size_t valid, double egl,
-                           const int64_t* table, Acc<DI64>& acc) {
-  constexpr int kHalf = kVifHalf[kScale];
-  const V32 fc = hn::Set(d, kVifFilter[kScale][kHalf]);
-  V32 s[8];
-  for (int m = 0; m < 8; ++m) s[m] = hn::Mul(fc, hn::LoadU(d, v[m] + j + kHalf));
-  for (int k = 0; k < kHalf; ++k) {
-    const V32 f = hn::Set(d, kVifFilter[kScale][k]);
-    for (int m = 0; m < 8; ++m)
-      s[m] = hn::Add(s[m], hn::Mul(f, hn::Add(hn::LoadU(d, v[m] + j + k),
-                                              hn::LoadU(d, v[m] + j + 2 * kHalf - k))));
-  }
+// 2048*log2(x) of the integer-valued doubles x in [2^16, 2^53) of two
+// half-vectors (lo: lanes 0 .. n/2 - 1), from the high 32 bits of each:
+// e = biased exponent, x >> (e - 1023 - 15) = 32768 + the top 15 mantissa
+// bits (the table index), and k = e - 1023 - 15 (any bits give an in-range
+// index).
+template <class DF>
+HWY_INLINE hn::Vec<DI32> log2_q11(DF, hn::Vec<DF> lo, hn::Vec<DF> hi, const int32_t* table) {
+  const DI32 di;
+  const auto top = hn::ConcatOdd(di, hn::BitCast(di, hi), hn::BitCast(di, lo));
+  const auto idx = hn::And(hn::ShiftRight<5>(top), hn::Set(di, 0x7fff));
+  const auto k = hn::Sub(hn::And(hn::ShiftRight<20>(top), hn::Set(di, 0x7ff)), hn::Set(di, 1023 + 15));
+  return hn::Add(hn::GatherIndex(di, table, idx), hn::ShiftLeft<11>(k));
+}
+
+// acc (int64 lanes) += the int32 lanes of v.
+template <class V64>
+HWY_INLINE void add_wide(hn::Vec<DI32> v, V64& acc) {
+  const hn::Half<DI32> dh;
+  const hn::DFromV<V64> d64;
+  acc = hn::Add(acc, hn::PromoteTo(d64, hn::LowerHalf(dh, v)));
+  acc = hn::Add(acc, hn::PromoteTo(d64, hn::UpperHalf(dh, v)));
+}
+
+// Classification and sums of one vector of pixels from their horizontal
+// sums s (0 mu1, 1 mu2, 2..7 the moment halves); lanes outside in_row are
+// ignored.
+template <class DI64>
+HWY_INLINE void classify(D32 d, const V32* s, hn::Mask<DI32> in_row, double egl, const int32_t* table,
+                         Acc<DI64>& acc) {
   const V32 r16 = hn::Set(d, 32768u);
   const V32 xx = round_split(s[2], s[3], r16, 16);
   const V32 yy = round_split(s[4], s[5], r16, 16);
   const V32 xy = round_split(s[6], s[7], r16, 16);
-  const hn::RebindToSigned<D32> di32;
+  const DI32 di32;
   const auto s1 = hn::BitCast(di32, hn::Sub(xx, mu_product(d, s[0], s[0])));
   const auto s2 = hn::Max(hn::BitCast(di32, hn::Sub(yy, mu_product(d, s[1], s[1]))), hn::Zero(di32));
   const auto s12 = hn::BitCast(di32, hn::Sub(xy, mu_product(d, s[0], s[1])));
 
-  const auto in_row = hn::FirstN(di32, valid);
   const auto log_m = hn::And(in_row, hn::Gt(s1, hn::Set(di32, kVifSigmaNsq - 1)));
   const auto non_log = hn::AndNot(log_m, in_row);
   const auto num_m = hn::And(log_m, hn::And(hn::Gt(s12, hn::Zero(di32)), hn::Gt(s2, hn::Zero(di32))));
   acc.den_non_log += hn::CountTrue(di32, non_log);
 
-  const hn::Half<decltype(di32)> dh;
-  const auto nl = hn::IfThenElseZero(non_log, s2);
-  acc.num_non_log = hn::Add(acc.num_non_log, hn::PromoteTo(DI64(), hn::LowerHalf(dh, nl)));
-  acc.num_non_log = hn::Add(acc.num_non_log, hn::PromoteTo(DI64(), hn::UpperHalf(dh, nl)));
+  add_wide(hn::IfThenElseZero(non_log, s2), acc.num_non_log);
   // Nothing in the log branch: the double steps add nothing.
   if (hn::AllFalse(di32, log_m)) return;
-  const auto lm = hn::VecFromMask(di32, log_m);
-  const auto nm = hn::VecFromMask(di32, num_m);
-  classify_half(dh, hn::LowerHalf(dh, s1), hn::LowerHalf(dh, s2), hn::LowerHalf(dh, s12),
-                hn::LowerHalf(dh, lm), hn::LowerHalf(dh, nm), egl, table, acc);
-  classify_half(dh, hn::UpperHalf(dh, s1), hn::UpperHalf(dh, s2), hn::UpperHalf(dh, s12),
-                hn::UpperHalf(dh, lm), hn::UpperHalf(dh, nm), egl, table, acc);
+  const hn::Half<decltype(di32)> dh;
+  hn::Vec<hn::Rebind<double, decltype(dh)>> lo[3], hi[3];
+  log_args(dh, hn::LowerHalf(dh, s1), hn::LowerHalf(dh, s2), hn::LowerHalf(dh, s12), egl, lo);
+  log_args(dh, hn::UpperHalf(dh, s1), hn::UpperHalf(dh, s2), hn::UpperHalf(dh, s12), egl, hi);
+  const hn::Rebind<double, decltype(dh)> df;
+  const auto den = hn::Sub(log2_q11(df, lo[0], hi[0], table), hn::Set(di32, 2048 * 17));
+  add_wide(hn::IfThenElseZero(log_m, den), acc.den_log);
+  const auto num = hn::Sub(log2_q11(df, lo[1], hi[1], table), log2_q11(df, lo[2], hi[2], table));
+  add_wide(hn::IfThenElseZero(num_m, num), acc.num_log);
+}
+
+// Horizontal pass + classification of the 2n pixels from column j (lanes
+// at or past `valid` pixels are ignored). Taps are taken two at a time,
+// (t, t + 1), with one multiply-add on the pairs of neighbouring padded
+// elements: the even pixels j + 2i read elements from j + t, the odd ones
+// from j + 1 + t (the last tap pairs with a zero weight). With every stored
+// value v biased to v - 32768 (int16) and the taps summing to 65536, the
+// int32 sum S = sum f*(v - 32768) is in [-2^31, 2^31) and
+// sum f*v = S + 2^31 < 2^32: adding 2^31 modulo 2^32 gives the uint32 sum
+// exactly (the weights are valid int16 operands: taps <= 26386 < 2^15, and
+// scale 3's centre tap is split over two pairs).
+template <int kScale, class DI64>
+HWY_INLINE void horizontal(D32 d, const int16_t* const* v, size_t j, size_t valid, double egl,
+                           const int32_t* table, Acc<DI64>& acc) {
+  constexpr int kTaps = 2 * kVifHalf[kScale] + 1;
+  const DI32 di;
+  const D16 d16;
+  hn::Vec<DI32> se[8], so[8];
+  for (int m = 0; m < 8; ++m) se[m] = so[m] = hn::Zero(di);
+  const auto tap_pair = [&](size_t t, uint32_t f0, uint32_t f1) {
+    const auto ff = hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
+    for (int m = 0; m < 8; ++m) {
+      se[m] = madd(hn::LoadU(d16, v[m] + j + t), ff, se[m]);
+      so[m] = madd(hn::LoadU(d16, v[m] + j + 1 + t), ff, so[m]);
+    }
+  };
+  if constexpr (kScale == 3) {
+    // The centre tap (43728) is no int16: each pair takes half of it.
+    constexpr uint32_t fc = vif_tap(3, 1);
+    tap_pair(0, vif_tap(3, 0), fc / 2);
+    tap_pair(1, fc - fc / 2, vif_tap(3, 2));
+  } else {
+    static_assert(kScale == 0 || kScale == 1 || kScale == 2);
+    static_assert(vif_tap(0, 8) < 32768 && vif_tap(1, 4) < 32768 && vif_tap(2, 2) < 32768, "centre taps (the largest) fit int16");
+    HWY_UNROLL(9)
+    for (int t = 0; t < kTaps; t += 2) tap_pair(t, vif_tap(kScale, t), t + 1 < kTaps ? vif_tap(kScale, t + 1) : 0);
+  }
+  const V32 bias = hn::Set(d, 0x80000000u);
+  V32 s[8];
+  for (int m = 0; m < 8; ++m) s[m] = hn::Add(hn::BitCast(d, se[m]), bias);
+  classify(d, s, hn::FirstN(di, (valid + 1) / 2), egl, table, acc);
+  if (valid < 2) return;
+  for (int m = 0; m < 8; ++m) s[m] = hn::Add(hn::BitCast(d, so[m]), bias);
+  classify(d, s, hn::FirstN(di, valid / 2), egl, table, acc);
 }
 
 template <typename T, int kScale>
@@ -280,10 +372,11 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
   const size_t w = static_cast<size_t>(ref.w);
   const int h = ref.h;
   const VifRounding rd = vif_rounding(kScale, bpc);
-  const int64_t* table = vif_simd::log2_table64();
+  const int32_t* table = vif_simd::log2_table32();
   Rows& rw = rows();
-  rw.reserve(w + 2 * kHalf + n);
-  uint32_t* v[8];
+  // The horizontal pass reads up to 2n + 1 elements past its last block.
+  rw.reserve(w + 2 * kHalf + 2 * n + 2);
+  int16_t* v[8];
   for (int m = 0; m < 8; ++m) v[m] = rw.v[m].data();
 
   using DI64 = hn::Rebind<int64_t, hn::Half<hn::RebindToSigned<D32>>>;
@@ -304,13 +397,13 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
       if (j + n == w) break;
     }
     for (int m = 0; m < 8; ++m) {
-      uint32_t* p = v[m];
+      int16_t* p = v[m];
       for (int f = 1; f <= kHalf; ++f) {
         p[kHalf - f] = p[kHalf + f];
         p[kHalf + w - 1 + f] = p[kHalf + w - 1 - f];
       }
     }
-    for (size_t j = 0; j < w; j += n) horizontal<kScale>(d, v, j, w - j, egl, table, acc);
+    for (size_t j = 0; j < w; j += 2 * n) horizontal<kScale>(d, v, j, w - j, egl, table, acc);
   }
   VifScaleSums out;
   out.num_log = hn::GetLane(hn::SumOfLanes(di64, acc.num_log));
@@ -321,49 +414,58 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
 }
 
 // Subsampling into scale kNext: per kept row (even i), the vertical pass a
-// column vector at a time into a padded uint32 row (the uint16 cast kept),
-// then the horizontal pass at even columns (stride-2 loads). Every sum is
-// <= 65536 * 65535 < 2^32 (the taps sum to 65536, samples <= 65535), so
-// uint32 lanes hold the reference's sums exactly; a symmetric pair shares
-// one product f*(a + b) as in the statistic.
+// column vector at a time into a padded row of the uint16 results (stored
+// biased as int16, as the statistic's rows), then the horizontal pass at
+// even columns. Both sums are <= 65536 * 65535 < 2^32 (the taps sum to
+// 65536, samples <= 65535) and are taken as in horizontal(): int16 operands
+// v - 32768 in multiply-adds, S = sum f*(v - 32768) in [-2^31, 2^31), the
+// sum S + 2^31 modulo 2^32. Vertically a lane pairs the rows of a
+// symmetric tap pair (the centre tap, up to 43728, multiplies in int32:
+// |fc*(v - 32768)| < 2^31); horizontally output c + i pairs the padded
+// elements 2(c + i) + t, t + 1 (scale 3's centre tap split over two pairs).
 template <typename T, int kNext>
 void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int v_shift, uint16_t* dst_ref,
                uint16_t* dst_dis) {
   constexpr int kHalf = kVifHalf[kNext];
-  const uint16_t* f = kVifFilter[kNext];
+  constexpr int kTaps = 2 * kHalf + 1;
   const D32 d;
+  const DI32 di;
+  const D16 d16;
   const hn::Rebind<T, D32> dt;
-  const hn::Rebind<uint16_t, D32> d16;
-  const hn::RebindToSigned<D32> di;
+  const hn::Rebind<uint16_t, D32> du16;
   const size_t n = hn::Lanes(d);
   const size_t w = static_cast<size_t>(ref.w);
   const int h = ref.h;
   const size_t w2 = w / 2;
   Rows& rw = rows();
   rw.reserve(w + 2 * kHalf + n);
-  uint32_t* row = rw.v[0].data();
+  int16_t* row = rw.v[0].data();
   const PlaneView* src[2] = {&ref, &dis};
   uint16_t* dst[2] = {dst_ref, dst_dis};
   const V32 vr = hn::Set(d, v_round);
   const V32 lo16 = hn::Set(d, 0xffffu);
+  const V32 bias = hn::Set(d, 0x80000000u);
   const V32 hr = hn::Set(d, 32768u);
-  const auto even = [&](const uint32_t* p) {
-    V32 e, o;
-    hn::LoadInterleaved2(d, p, e, o);
-    return e;
+  const V32 flip = hn::Set(d, 0x8000u);
+  const auto fc = hn::Set(di, static_cast<int32_t>(vif_tap(kNext, kHalf)));
+  const auto ff = [&](uint32_t f0, uint32_t f1) {
+    return hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
   };
   for (int r = 0; r < h / 2; ++r) {
     const int i = 2 * r;
     for (int p = 0; p < 2; ++p) {
-      const T* xr[2 * kHalf + 1];
-      for (int k = 0; k <= 2 * kHalf; ++k) xr[k] = src[p]->row<T>(reflect101(i - kHalf + k, h));
-      const auto load = [&](int k, size_t j) { return hn::PromoteTo(d, hn::LoadU(dt, xr[k] + j)); };
+      const T* xr[kTaps];
+      for (int k = 0; k < kTaps; ++k) xr[k] = src[p]->row<T>(reflect101(i - kHalf + k, h));
+      // Lane values v - 32768 as int32 / as the low half of an int16 pair.
+      const auto load = [&](int k, size_t j) { return hn::Xor(hn::PromoteTo(d, hn::LoadU(dt, xr[k] + j)), flip); };
       for (size_t j = 0;; j += n) {
         if (j + n > w) j = w - n;
-        V32 acc = hn::Mul(hn::Set(d, f[kHalf]), load(kHalf, j));
+        auto acc = hn::Mul(fc, hn::Sub(hn::BitCast(di, hn::PromoteTo(d, hn::LoadU(dt, xr[kHalf] + j))),
+                                       hn::Set(di, 32768)));
         for (int k = 0; k < kHalf; ++k)
-          acc = hn::Add(acc, hn::Mul(hn::Set(d, f[k]), hn::Add(load(k, j), load(2 * kHalf - k, j))));
-        hn::StoreU(hn::And(hn::ShiftRightSame(hn::Add(acc, vr), v_shift), lo16), d, row + kHalf + j);
+          acc = madd(pair16(load(k, j), load(2 * kHalf - k, j)), hn::Set(d16, static_cast<int16_t>(vif_tap(kNext, k))), acc);
+        const V32 sum = hn::Add(hn::BitCast(d, acc), bias);
+        store_biased(d, hn::And(hn::ShiftRightSame(hn::Add(sum, vr), v_shift), lo16), row + kHalf + j);
         if (j + n == w) break;
       }
       for (int t = 1; t <= kHalf; ++t) {
@@ -373,10 +475,19 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
       uint16_t* out = dst[p] + static_cast<size_t>(r) * w2;
       for (size_t c = 0;; c += n) {
         if (c + n > w2) c = w2 - n;
-        V32 acc = hn::Mul(hn::Set(d, f[kHalf]), even(row + 2 * c + kHalf));
-        for (int k = 0; k < kHalf; ++k)
-          acc = hn::Add(acc, hn::Mul(hn::Set(d, f[k]), hn::Add(even(row + 2 * c + k), even(row + 2 * c + 2 * kHalf - k))));
-        hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, hn::ShiftRight<16>(hn::Add(acc, hr)))), d16, out + c);
+        auto acc = hn::Zero(di);
+        const auto tap_pair = [&](size_t t, uint32_t f0, uint32_t f1) {
+          acc = madd(hn::LoadU(d16, row + 2 * c + t), ff(f0, f1), acc);
+        };
+        if constexpr (kNext == 3) {
+          constexpr uint32_t fm = vif_tap(3, 1);
+          tap_pair(0, vif_tap(3, 0), fm / 2);
+          tap_pair(1, fm - fm / 2, vif_tap(3, 2));
+        } else {
+          for (int t = 0; t < kTaps; t += 2) tap_pair(t, vif_tap(kNext, t), t + 1 < kTaps ? vif_tap(kNext, t + 1) : 0);
+        }
+        const V32 sum = hn::Add(hn::BitCast(d, acc), bias);
+        hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di, hn::ShiftRight<16>(hn::Add(sum, hr)))), du16, out + c);
         if (c + n == w2) break;
       }
     }
