@@ -433,7 +433,7 @@ TEST(SpeedTwin, SameRefusalBelowTheMinimum) {
   // side up into samples a kept output reads (speed_test.cpp's cases).
   const std::pair<VideoFormat, std::string> cases[] = {
       {{159, 160, PixFmt::k420, 8}, "speed_chroma"},
-      {{160, 159, PixFmt::k422, 10}, "speed_chroma"},
+      {{158, 160, PixFmt::k422, 10}, "speed_chroma"},  // 4:2:2 chroma 79x160
       {{79, 80, PixFmt::k444, 12}, "speed_chroma"},
       {{79, 80, PixFmt::k444, 16}, "speed_temporal"},
       {{64, 48, PixFmt::k420, 8}, "speed_temporal"},
