@@ -1,4 +1,4 @@
-// Small integer and bit helpers shared by CPU references and CUDA kernels:
+// Small integer, bit and IEEE helpers shared by CPU references and CUDA kernels:
 // the device intrinsic in nvcc's device pass, the C++20 equivalent on the
 // host; the same value either way. CUDA-safe.
 #pragma once
@@ -73,5 +73,94 @@ TWINMAF_HD double bits_double(uint64_t u) {
 // Mirror without repeating the edge sample (-1 -> 1, n -> n - 2), exact for
 // overhangs up to n - 1 (libvmaf's vif and motion borders).
 TWINMAF_HD int reflect101(int i, int n) { return i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i); }
+
+// IEEE float and double operations, round to nearest and never contracted
+// (the device's _rn intrinsics; the host compiles with -ffp-contract=off), and
+// the C conversions: the CPU reference's bits on both.
+namespace hd {
+
+
+TWINMAF_HD float rn_add(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+TWINMAF_HD float rn_sub(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+TWINMAF_HD float rn_mul(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+TWINMAF_HD float rn_div(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+TWINMAF_HD double rn_add(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+TWINMAF_HD double rn_mul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+// (float)d, round to nearest.
+TWINMAF_HD float to_float(double d) {
+#if defined(__CUDA_ARCH__)
+  return __double2float_rn(d);
+#else
+  return static_cast<float>(d);
+#endif
+}
+// (float)i and (int)f (toward zero); exact for |i| < 2^24.
+TWINMAF_HD float int_float(int i) {
+#if defined(__CUDA_ARCH__)
+  return __int2float_rn(i);
+#else
+  return static_cast<float>(i);
+#endif
+}
+TWINMAF_HD int float_int(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float2int_rz(f);
+#else
+  return static_cast<int>(f);
+#endif
+}
+
+TWINMAF_HD double rn_sub(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+TWINMAF_HD double rn_div(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __ddiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+}  // namespace hd
 
 }  // namespace twinmaf

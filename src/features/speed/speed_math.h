@@ -20,75 +20,6 @@
 
 namespace twinmaf {
 
-namespace speed_hd {
-
-TWINMAF_HD float rn_add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-TWINMAF_HD float rn_sub(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-TWINMAF_HD float rn_mul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-TWINMAF_HD float rn_div(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-TWINMAF_HD double rn_add(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-TWINMAF_HD double rn_mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-// (float)d, round to nearest.
-TWINMAF_HD float to_float(double d) {
-#if defined(__CUDA_ARCH__)
-  return __double2float_rn(d);
-#else
-  return static_cast<float>(d);
-#endif
-}
-// (float)i and (int)f (toward zero); exact for |i| < 2^24.
-TWINMAF_HD float int_float(int i) {
-#if defined(__CUDA_ARCH__)
-  return __int2float_rn(i);
-#else
-  return static_cast<float>(i);
-#endif
-}
-TWINMAF_HD int float_int(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float2int_rz(f);
-#else
-  return static_cast<int>(f);
-#endif
-}
-
-}  // namespace speed_hd
 
 // Anti-alias taps: gaussian_filter_size(1, ks) <= 35 for every accepted ks
 // (9 * 3.72 rounded up to odd); local mean: gaussian_filter_size(4, ks) <= 9.
@@ -151,14 +82,14 @@ struct SpeedLaunch {
 template <typename T>
 TWINMAF_HD float speed_sample(const uint8_t* plane, std::size_t pitch, int x, int y, float inverse) {
   const T s = reinterpret_cast<const T*>(plane + static_cast<std::size_t>(y) * pitch)[x];
-  return speed_hd::rn_add(speed_hd::rn_mul(static_cast<float>(s), inverse), -128.0f);
+  return hd::rn_add(hd::rn_mul(static_cast<float>(s), inverse), -128.0f);
 }
 
 // F(x, y): a sample, or speed_temporal's prev - cur (DifferenceRows).
 template <typename T, bool kDiff>
 TWINMAF_HD float speed_image_value(const SpeedLaunch& l, const SpeedImage& im, int x, int y) {
   const float a = speed_sample<T>(im.a, im.pitch_a, x, y, l.inverse);
-  if constexpr (kDiff) return speed_hd::rn_sub(a, speed_sample<T>(im.b, im.pitch_b, x, y, l.inverse));
+  if constexpr (kDiff) return hd::rn_sub(a, speed_sample<T>(im.b, im.pitch_b, x, y, l.inverse));
   return a;
 }
 
@@ -167,7 +98,7 @@ TWINMAF_HD float speed_image_value(const SpeedLaunch& l, const SpeedImage& im, i
 // zeros, as speed_ref.cpp does (init proved no kept output reads them).
 template <typename T, bool kDiff, SpeedSource kSource>
 TWINMAF_HD float speed_source_value(const SpeedLaunch& l, const SpeedImage& im, int x, int y) {
-  using namespace speed_hd;
+  using namespace hd;
   if constexpr (kSource == SpeedSource::kDirect) {
     return x < l.w && y < l.h ? speed_image_value<T, kDiff>(l, im, x, y) : 0.0f;
   } else if constexpr (kSource == SpeedSource::kNearest) {
@@ -203,8 +134,8 @@ TWINMAF_HD float speed_vertical_value(const SpeedLaunch& l, int k, int oy, int x
   const int y0 = oy * 16 - l.aa_taps / 2;
   float acc = 0.0f;
   for (int t = 0; t < l.aa_taps; ++t)
-    acc = speed_hd::rn_add(
-        acc, speed_hd::rn_mul(l.aa[t], speed_source_value<T, kDiff, kSource>(l, im, x, reflect101(y0 + t, l.scaled_h))));
+    acc = hd::rn_add(
+        acc, hd::rn_mul(l.aa[t], speed_source_value<T, kDiff, kSource>(l, im, x, reflect101(y0 + t, l.scaled_h))));
   return acc;
 }
 
@@ -214,7 +145,7 @@ TWINMAF_HD float speed_horizontal_value(const SpeedLaunch& l, int k, int oy, int
   const int x0 = ox * 16 - l.aa_taps / 2;
   float acc = 0.0f;
   for (int t = 0; t < l.aa_taps; ++t)
-    acc = speed_hd::rn_add(acc, speed_hd::rn_mul(l.aa[t], row[reflect101(x0 + t, l.scaled_w)]));
+    acc = hd::rn_add(acc, hd::rn_mul(l.aa[t], row[reflect101(x0 + t, l.scaled_w)]));
   return acc;
 }
 
@@ -222,7 +153,7 @@ TWINMAF_HD float speed_horizontal_value(const SpeedLaunch& l, int k, int oy, int
 // local mean's vertical values are recomputed per use (same operations,
 // same bits).
 TWINMAF_HD float speed_band_value(const SpeedLaunch& l, int k, int x, int y) {
-  using namespace speed_hd;
+  using namespace hd;
   const float* s = l.small + static_cast<std::size_t>(k) * l.op_h * l.op_w;
   const int r = l.lm_taps / 2;
   float mean = 0.0f;
@@ -238,20 +169,20 @@ TWINMAF_HD float speed_band_value(const SpeedLaunch& l, int k, int x, int y) {
 
 // float_resample.cpp's mirror: one reflection about 0 and last, in float.
 TWINMAF_HD int speed_mirror(float i, int last) {
-  using namespace speed_hd;
+  using namespace hd;
   const float r = int_float(last);
   return float_int(i < 0.0f ? -i : (i > r ? rn_sub(rn_mul(2.0f, r), i) : i));
 }
 
 // source_position: (float)((x + 0.5) * (double)ratio - 0.5).
 TWINMAF_HD float speed_source_position(int x, float ratio) {
-  using namespace speed_hd;
+  using namespace hd;
   return to_float(rn_add(rn_mul(rn_add(static_cast<double>(x), 0.5), static_cast<double>(ratio)), -0.5));
 }
 
 // keys_cubic with a = -0.75: (a + 2) = 1.25 and (a + 3) = 2.25 exactly.
 TWINMAF_HD float speed_keys_cubic(float t) {
-  using namespace speed_hd;
+  using namespace hd;
   if (t < 0.0f) t = -t;
   if (t < 1.0f) return rn_add(rn_mul(rn_mul(rn_sub(rn_mul(1.25f, t), 2.25f), t), t), 1.0f);
   if (t < 2.0f) return rn_mul(rn_sub(rn_mul(rn_add(rn_mul(rn_sub(t, 5.0f), t), 8.0f), t), 4.0f), -0.75f);
@@ -262,7 +193,7 @@ TWINMAF_HD float speed_keys_cubic(float t) {
 // (nearest: the index; bilinear: linear_tap, the fraction after the mirror;
 // bicubic: window<-1, 2> with keys_cubic). floor and ceil are exact.
 TWINMAF_HD SpeedWindow speed_window(SpeedSource source, int n, int dst, int x) {
-  using namespace speed_hd;
+  using namespace hd;
   const float ratio = rn_div(int_float(n), int_float(dst));
   SpeedWindow win{};
   if (source == SpeedSource::kNearest) {

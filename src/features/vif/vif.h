@@ -44,7 +44,7 @@
 //   int32(double) truncates; out of range it yields INT32_MIN like x86's
 //   cvttsd2si (not reachable: sv <= sigma2_sq < 2^31 and >= -rounding error).
 //   int64(g*g*sigma1_sq) <= 100^2 * 2^31 < 2^45.
-//   The CUDA twin runs this same function (vif_math.h: __dadd_rn/__dmul_rn/
+//   The CUDA twin runs this same function (vif_math.h, base/hd_math.h: __dadd_rn/__dmul_rn/
 //   __ddiv_rn on the device, no contraction) per pixel with the host's table;
 //   the four integer sums it feeds are exact in any order (atomics or trees).
 //   Its filter sums are integers too, summed in another order or, for the

@@ -86,36 +86,6 @@ TWINMAF_HD int32_t vif_log2_64(const uint16_t* table, uint64_t x) {
   return vif_table_at(table, static_cast<uint32_t>(x >> k)) + 2048 * k;
 }
 
-// IEEE double operations, round to nearest, never contracted.
-TWINMAF_HD double vif_dadd(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-TWINMAF_HD double vif_dsub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-TWINMAF_HD double vif_dmul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-TWINMAF_HD double vif_ddiv(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-
 // C's (int32_t)double on x86-64 (cvttsd2si): truncation, INT32_MIN when the
 // value is NaN or outside the int32 range (the device's in-range truncation
 // is the same; the range test makes the out-of-range result agree too).
@@ -136,13 +106,13 @@ TWINMAF_HD void vif_accumulate_pixel(int32_t sigma1_sq, int32_t sigma2_sq, int32
       constexpr double kEps = 65536 * 1.0e-10;
       const double s1 = static_cast<double>(sigma1_sq);
       const double s12 = static_cast<double>(sigma12);
-      double g = vif_ddiv(s12, vif_dadd(s1, kEps));
-      int32_t sv_sq = vif_double_to_int32(vif_dsub(static_cast<double>(sigma2_sq), vif_dmul(g, s12)));
+      double g = hd::rn_div(s12, hd::rn_add(s1, kEps));
+      int32_t sv_sq = vif_double_to_int32(hd::rn_sub(static_cast<double>(sigma2_sq), hd::rn_mul(g, s12)));
       if (sv_sq < 0) sv_sq = 0;
       if (!(g < egl)) g = egl;  // C's MIN(g, egl)
       const uint32_t numer1 = static_cast<uint32_t>(sv_sq + kVifSigmaNsq);
       // (g*g)*s1 <= 100^2 * 2^31 < 2^45: the truncation is in range.
-      const int64_t numer1_tmp = static_cast<int64_t>(vif_dmul(vif_dmul(g, g), s1)) + numer1;
+      const int64_t numer1_tmp = static_cast<int64_t>(hd::rn_mul(hd::rn_mul(g, g), s1)) + numer1;
       // numer1 < 2^32: its 64-bit LOG2 is the 32-bit one.
       acc.num_log += vif_log2_64(table, static_cast<uint64_t>(numer1_tmp)) - vif_log2_32(table, numer1);
     }
