@@ -62,6 +62,8 @@ struct FrameWork {
   int slot = -1;
   std::array<int, kMaxHistory> prev_slot{};
   std::vector<FrameTermsList> terms;  // per lane
+  // Per lane: Extractor::settle() of the terms, where the loop settled them.
+  std::vector<FrameTermsList> settled;
   Status status;
 
   FrameInput input(unsigned lane) const;

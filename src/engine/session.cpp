@@ -189,17 +189,29 @@ Status Session::compute_cpu(FrameWork& w, Pass pass) const {
   return ok_status();
 }
 
-Status Session::finish_frame(unsigned index, const std::vector<FrameTermsList>& terms) {
+Status Session::finish_frame(unsigned index, const std::vector<FrameTermsList>& terms,
+                             const std::vector<FrameTermsList>* settled) {
   for (unsigned l = 0; l < lanes_.size(); ++l) {
     Lane& lane = lanes_[l];
     for (size_t i = 0; i < lane.features.size(); ++i) {
       const FrameTerms* t = terms[l][i].get();
       if (!t) continue;
       if (cfg_.on_terms) cfg_.on_terms(index, l, i, *t);
-      TWINMAF_RETURN_IF_ERROR(lane.features[i].extractor->finish(index, *t, lane.collector));
+      const FrameTerms* s = settled ? (*settled)[l][i].get() : nullptr;
+      TWINMAF_RETURN_IF_ERROR(lane.features[i].extractor->finish(index, s ? *s : *t, lane.collector));
     }
   }
   return ok_status();
+}
+
+void Session::settle_frame(FrameWork& w) const {
+  w.settled.assign(lanes_.size(), FrameTermsList(lanes_[0].features.size()));
+  for (unsigned l = 0; l < lanes_.size(); ++l)
+    for (size_t i = 0; i < lanes_[l].features.size(); ++i) {
+      const Extractor& e = *lanes_[l].features[i].extractor;
+      if (!w.terms[l][i] || !e.settles()) continue;
+      w.settled[l][i] = shared_with_lane0(l, i) ? w.settled[0][i] : std::shared_ptr<FrameTerms>(e.settle(*w.terms[l][i]));
+    }
 }
 
 unsigned Session::state_from(const Registered& r, unsigned keep_from) const {
@@ -241,15 +253,14 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   const size_t nf = lanes_[0].features.size();
 
   int ref_depth = 0, dis_depth = 0, twin_depth = 0, ring_planes = 0;
-  bool any_ordered = false;
+  bool any_settles = false;
   for (const Registered& r : lanes_[0].features) {
+    any_settles = any_settles || r.extractor->settles();
     ref_depth = std::max(ref_depth, r.needs.prev_ref);
     dis_depth = std::max(dis_depth, r.needs.prev_dis);
     if (r.twin) {
       twin_depth = std::max({twin_depth, r.needs.prev_ref, r.needs.prev_dis});
       ring_planes = std::max({ring_planes, plane_count(r.needs.ref, fmt_), plane_count(r.needs.dis, fmt_), 1});
-    } else {
-      any_ordered = any_ordered || r.needs.temporal;
     }
   }
   FrameHistory history(ref_depth, dis_depth);
@@ -258,9 +269,11 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   // CPU features can use workers: a oneTBB pipeline carries a frame through
   // its stages on one thread, so a run without CPU features would wait for
   // the device frame by frame there. With workers, enough frames for the CPU
-  // features to keep them busy.
+  // features to keep them busy. Finishes that settle (Extractor::settle) run
+  // theirs on the workers, twins or not.
   const int window = device ? kDeviceWindow : 1;
-  const bool workers = cfg_.threads > 0 && any_cpu_;
+  const bool settling = any_settles && !sink_;
+  const bool workers = cfg_.threads > 0 && (any_cpu_ || settling);
   // Threads beyond the machine's add nothing (oneTBB would refuse them with a
   // warning on stderr) but frames in the loop, memory and ring slots.
   const int threads = std::min(int(cfg_.threads), tbb::info::default_concurrency());
@@ -293,7 +306,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   }
 
   const auto wall0 = Clock::now();
-  MsSum t_read, t_submit, t_cpu, t_complete;
+  MsSum t_read, t_submit, t_cpu, t_settle, t_complete;
   Status read_error, first_error;
   std::atomic<bool> failed{false};
 
@@ -323,13 +336,27 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
     w.status = compute_cpu(w, pass);
     t_cpu.add(t);
   };
+  // Frames in order: the device's terms.
+  const auto collect = [&](FrameWork& w) {
+    const auto t = Clock::now();
+    if (w.status.ok() && w.device && !failed.load()) w.status = dev->collect(w);
+    t_complete.add(t);
+  };
+  // Any order (workers only).
+  const auto settle = [&](FrameWork& w) {
+    if (!settling || !w.status.ok() || w.set.index < keep_from_) return;
+    const auto t = Clock::now();
+    settle_frame(w);
+    t_settle.add(t);
+  };
+  // Frames in order.
   const auto complete = [&](FrameWork& w) {
     if (!first_error.ok()) return;
     const auto t = Clock::now();
     first_error = w.status;
-    if (first_error.ok() && w.device) first_error = dev->collect(w);
     const bool kept = w.set.index >= keep_from_;
-    if (first_error.ok() && kept) first_error = sink_ ? (*sink_)(w.set.index, w.terms) : finish_frame(w.set.index, w.terms);
+    if (first_error.ok() && kept)
+      first_error = sink_ ? (*sink_)(w.set.index, w.terms) : finish_frame(w.set.index, w.terms, w.settled.empty() ? nullptr : &w.settled);
     t_complete.add(t);
     if (!first_error.ok()) {
       failed.store(true);
@@ -344,6 +371,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
     std::deque<std::unique_ptr<FrameWork>> loop;
     for (;;) {
       if (static_cast<int>(loop.size()) == in_loop) {
+        collect(*loop.front());
         complete(*loop.front());
         loop.pop_front();
       }
@@ -354,7 +382,10 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
       compute(*w, Pass::kOrdered);
       loop.push_back(std::move(w));
     }
-    for (; !loop.empty(); loop.pop_front()) complete(*loop.front());
+    for (; !loop.empty(); loop.pop_front()) {
+      collect(*loop.front());
+      complete(*loop.front());
+    }
   } else {
     tbb::task_arena arena(threads);
     arena.execute([&] {
@@ -369,19 +400,23 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
         compute(*w, Pass::kParallel);
         return w;
       });
+      auto ordered = tbb::make_filter<FrameWork*, FrameWork*>(tbb::filter_mode::serial_in_order, [&](FrameWork* w) {
+        compute(*w, Pass::kOrdered);
+        collect(*w);
+        return w;
+      });
+      auto settled = tbb::make_filter<FrameWork*, FrameWork*>(tbb::filter_mode::parallel, [&](FrameWork* w) {
+        settle(*w);
+        return w;
+      });
       auto last = tbb::make_filter<FrameWork*, void>(tbb::filter_mode::serial_in_order, [&](FrameWork* w) {
         std::unique_ptr<FrameWork> own(w);
         complete(*own);
       });
-      if (any_ordered) {
-        auto ordered = tbb::make_filter<FrameWork*, FrameWork*>(tbb::filter_mode::serial_in_order, [&](FrameWork* w) {
-          compute(*w, Pass::kOrdered);
-          return w;
-        });
+      if (settling)
+        tbb::parallel_pipeline(size_t(in_loop), first & parallel & ordered & settled & last);
+      else
         tbb::parallel_pipeline(size_t(in_loop), first & parallel & ordered & last);
-      } else {
-        tbb::parallel_pipeline(size_t(in_loop), first & parallel & last);
-      }
     });
   }
   Status device_end = dev ? dev->finish() : ok_status();
@@ -404,6 +439,9 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
       dev->profile(rep.frames, rep.profile);
     }
     rep.profile.push_back(fmt::format("  host CPU features   {:9.3f} ms/frame (summed over threads)", t_cpu.ms() / n));
+    if (settling && workers)
+      rep.profile.push_back(fmt::format("  host settle         {:9.3f} ms/frame (finishes' per-frame part, summed over threads)",
+                                        t_settle.ms() / n));
     rep.profile.push_back(fmt::format("  host complete       {:9.3f} ms/frame (device wait, unpack, finish)",
                                       t_complete.ms() / n));
     rep.profile.push_back(fmt::format("  wall                {:9.3f} ms/frame ({:.1f} fps)", wall / n, 1000.0 * n / wall));

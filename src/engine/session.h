@@ -170,7 +170,12 @@ class Session {
   unsigned warm_up(unsigned keep_from) const;
   // CPU terms of w's frame for the CPU-assigned features of one pass.
   Status compute_cpu(FrameWork& w, Pass pass) const;
-  Status finish_frame(unsigned index, const std::vector<FrameTermsList>& terms);
+  // `settled`, when given, holds settle()'s values where a feature settled:
+  // finish() reads those; on_terms always sees the terms.
+  Status finish_frame(unsigned index, const std::vector<FrameTermsList>& terms,
+                      const std::vector<FrameTermsList>* settled = nullptr);
+  // Fills w.settled for the features that settle (worker threads).
+  void settle_frame(FrameWork& w) const;
   // run() on files; a segment of them when sink_ is set (run_segment).
   Status run_files(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, unsigned first,
                    unsigned count, RunReport* report, const std::vector<unsigned>& skip_dis);

@@ -131,6 +131,17 @@ class Extractor {
   // Shared host finish: scores of frame `index` from its terms. Runs on one
   // thread, frames in increasing index order.
   virtual Status finish(unsigned index, const FrameTerms& terms, Collector& out) = 0;
+  // A finish too costly for the frame loop's one ordered thread may split off
+  // the part that reads one frame's terms alone: settles() is true, settle()
+  // returns those values as a FrameTerms of their own (thread-safe, any
+  // thread, frames in any order), and finish() accepts that in place of the
+  // terms, appending the same values either way. The engine settles on its
+  // worker threads; without workers finish() gets the terms.
+  virtual bool settles() const { return false; }
+  virtual std::unique_ptr<FrameTerms> settle(const FrameTerms& terms) const {
+    (void)terms;
+    return nullptr;
+  }
   // After the last frame: late scores (motion2/motion3) and aggregates.
   virtual Status flush(Collector& out) {
     (void)out;

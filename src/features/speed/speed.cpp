@@ -153,6 +153,12 @@ class SpeedExtractor : public Extractor {
   const SpeedKernelParams& kernels() const { return kp_; }
 
  protected:
+  // finish() takes settle()'s values or the terms: null when `terms` are
+  // already settled, else their settled values.
+  std::unique_ptr<FrameTerms> settled_or_settle(const FrameTerms& terms) const {
+    return dynamic_cast<const SpeedSettled*>(&terms) ? nullptr : settle(terms);
+  }
+
   SpeedParams p_;
   SpeedKernelParams kp_;
 };
@@ -185,14 +191,22 @@ class SpeedChroma final : public SpeedExtractor {
     return ok_status();
   }
 
-  Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
+  bool settles() const override { return true; }
+  std::unique_ptr<FrameTerms> settle(const FrameTerms& terms) const override {
     const auto& t = down_cast<const SpeedChromaTerms&>(terms);
     const SpeedScore u = speed_pair_score(kp_.g, t.band[0], t.band[1], p_);
     const SpeedScore v = speed_pair_score(kp_.g, t.band[2], t.band[3], p_);
     const SpeedChromaScores s = speed_chroma_scores(u, v, p_.max_val);
-    TWINMAF_RETURN_IF_ERROR(out.append(names_[0], index, s.u));
-    TWINMAF_RETURN_IF_ERROR(out.append(names_[1], index, s.v));
-    return out.append(names_[2], index, s.uv);
+    auto settled = std::make_unique<SpeedSettled>();
+    settled->value = {s.u, s.v, s.uv};
+    return settled;
+  }
+
+  Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
+    const std::unique_ptr<FrameTerms> own = settled_or_settle(terms);
+    const auto& s = down_cast<const SpeedSettled&>(own ? *own : terms);
+    for (int i = 0; i < 3; ++i) TWINMAF_RETURN_IF_ERROR(out.append(names_[i], index, s.value[size_t(i)]));
+    return ok_status();
   }
 
  private:
@@ -246,11 +260,18 @@ class SpeedTemporal final : public SpeedExtractor {
     return ok_status();
   }
 
-  Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
+  bool settles() const override { return true; }
+  std::unique_ptr<FrameTerms> settle(const FrameTerms& terms) const override {
     const auto& t = down_cast<const SpeedTemporalTerms&>(terms);
-    if (t.band[0].empty()) return out.append(name_, index, 0.0);
+    auto settled = std::make_unique<SpeedSettled>();
     // weight_var_mode stays 0 here in libvmaf, and the score is not clipped.
-    return out.append(name_, index, speed_pair_score(kp_.g, t.band[0], t.band[1], p_).score);
+    if (!t.band[0].empty()) settled->value[0] = speed_pair_score(kp_.g, t.band[0], t.band[1], p_).score;
+    return settled;
+  }
+
+  Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
+    const std::unique_ptr<FrameTerms> own = settled_or_settle(terms);
+    return out.append(name_, index, down_cast<const SpeedSettled&>(own ? *own : terms).value[0]);
   }
 
  private:

@@ -199,6 +199,20 @@ struct SpeedChromaScores {
 };
 SpeedChromaScores speed_chroma_scores(const SpeedScore& u, const SpeedScore& v, double max_val);
 
+// Both extractors settle (Extractor::settle): est_params and the scores are
+// the costly part of finish and read one frame's bands alone. The values
+// finish appends, in its order (speed_temporal: the first).
+struct SpeedSettled final : FrameTermsOf<SpeedSettled> {
+  std::array<double, 3> value{};
+  bool operator==(const SpeedSettled& o) const {
+    for (size_t i = 0; i < value.size(); ++i)
+      if (double_bits(value[i]) != double_bits(o.value[i])) return false;
+    return true;
+  }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.value); }
+};
+
 const FeatureSpec& speed_chroma_feature_spec();
 const FeatureSpec& speed_temporal_feature_spec();
 
