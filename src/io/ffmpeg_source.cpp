@@ -3,25 +3,20 @@
 #include <algorithm>
 #include <cstring>
 
-extern "C" {
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/pixdesc.h>
-#include <libswscale/swscale.h>
-}
+#include "io/ffmpeg_api.h"
 
 namespace twinmaf {
 
 namespace {
 
-std::string av_error(int err) {
+std::string av_error(const FfmpegApi& av, int err) {
   char buf[AV_ERROR_MAX_STRING_SIZE] = {};
-  av_strerror(err, buf, sizeof buf);
+  av.av_strerror(err, buf, sizeof buf);
   return buf;
 }
 
-Result<VideoFormat> map_format(int w, int h, AVPixelFormat pf) {
-  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pf);
+Result<VideoFormat> map_format(const FfmpegApi& av, int w, int h, AVPixelFormat pf) {
+  const AVPixFmtDescriptor* d = av.av_pix_fmt_desc_get(pf);
   if (!d) TWINMAF_FAIL(kUnsupported, "unknown pixel format");
   const char* name = d->name;
   if (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM |
@@ -51,33 +46,33 @@ Result<VideoFormat> map_format(int w, int h, AVPixelFormat pf) {
 
 class FfmpegSource final : public VideoSource {
  public:
-  explicit FfmpegSource(std::string path) : VideoSource(std::move(path)) {}
+  FfmpegSource(const FfmpegApi& api, std::string path) : VideoSource(std::move(path)), av(api) {}
   ~FfmpegSource() override {
-    av_frame_free(&frame_);
-    av_packet_free(&packet_);
-    avcodec_free_context(&codec_);
-    avformat_close_input(&fmt_ctx_);
+    av.av_frame_free(&frame_);
+    av.av_packet_free(&packet_);
+    av.avcodec_free_context(&codec_);
+    av.avformat_close_input(&fmt_ctx_);
   }
 
   Status open() {
-    int err = avformat_open_input(&fmt_ctx_, path().c_str(), nullptr, nullptr);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open as a container: {}", path(), av_error(err));
-    err = avformat_find_stream_info(fmt_ctx_, nullptr);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot read stream info: {}", path(), av_error(err));
+    int err = av.avformat_open_input(&fmt_ctx_, path().c_str(), nullptr, nullptr);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open as a container: {}", path(), av_error(av, err));
+    err = av.avformat_find_stream_info(fmt_ctx_, nullptr);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot read stream info: {}", path(), av_error(av, err));
     const AVCodec* dec = nullptr;
-    stream_ = av_find_best_stream(fmt_ctx_, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
+    stream_ = av.av_find_best_stream(fmt_ctx_, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
     if (stream_ < 0 || !dec) TWINMAF_FAIL(kBadInput, "{}: no decodable video stream", path());
-    codec_ = avcodec_alloc_context3(dec);
+    codec_ = av.avcodec_alloc_context3(dec);
     if (!codec_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
-    err = avcodec_parameters_to_context(codec_, fmt_ctx_->streams[stream_]->codecpar);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: bad codec parameters: {}", path(), av_error(err));
+    err = av.avcodec_parameters_to_context(codec_, fmt_ctx_->streams[stream_]->codecpar);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: bad codec parameters: {}", path(), av_error(av, err));
     codec_->thread_count = 0;
-    err = avcodec_open2(codec_, dec, nullptr);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open decoder: {}", path(), av_error(err));
-    packet_ = av_packet_alloc();
-    frame_ = av_frame_alloc();
+    err = av.avcodec_open2(codec_, dec, nullptr);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open decoder: {}", path(), av_error(av, err));
+    packet_ = av.av_packet_alloc();
+    frame_ = av.av_frame_alloc();
     if (!packet_ || !frame_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
-    auto f = map_format(codec_->width, codec_->height, codec_->pix_fmt);
+    auto f = map_format(av, codec_->width, codec_->height, codec_->pix_fmt);
     if (!f.ok()) return Status(f.status().code(), fmt::format("{}: {}", path(), f.status().message()));
     format_ = *f;
     return ok_status();
@@ -101,7 +96,7 @@ class FfmpegSource final : public VideoSource {
   Result<bool> read(Picture& pic) override {
     TWINMAF_ASSIGN_OR_RETURN(bool got, next_frame());
     if (!got) return false;
-    auto f = map_format(frame_->width, frame_->height, static_cast<AVPixelFormat>(frame_->format));
+    auto f = map_format(av, frame_->width, frame_->height, static_cast<AVPixelFormat>(frame_->format));
     if (!f.ok() || !(*f == format_))
       TWINMAF_FAIL(kBadInput, "{}: frame {} changes size or pixel format mid-stream", path(), index_);
     const int bps = format_.bytes_per_sample();
@@ -111,7 +106,7 @@ class FfmpegSource final : public VideoSource {
         std::memcpy(pic.mutable_data(p) + y * pic.stride(p),
                     frame_->data[p] + std::ptrdiff_t(y) * frame_->linesize[p], row);
     }
-    av_frame_unref(frame_);
+    av.av_frame_unref(frame_);
     if (format_.bpc > 8 && format_.bpc < 16)
       TWINMAF_RETURN_IF_ERROR(
           check_sample_range(pic, host_check_from_, std::min(planes_needed_, format_.planes()), path(), index_));
@@ -122,27 +117,28 @@ class FfmpegSource final : public VideoSource {
  private:
   Result<bool> next_frame() {
     for (;;) {
-      int err = avcodec_receive_frame(codec_, frame_);
+      int err = av.avcodec_receive_frame(codec_, frame_);
       if (err == 0) return true;
       if (err == AVERROR_EOF) return false;
       if (err != AVERROR(EAGAIN))
-        TWINMAF_FAIL(kBadInput, "{}: decoding frame {} failed: {}", path(), index_, av_error(err));
+        TWINMAF_FAIL(kBadInput, "{}: decoding frame {} failed: {}", path(), index_, av_error(av, err));
       if (draining_) return false;
-      err = av_read_frame(fmt_ctx_, packet_);
+      err = av.av_read_frame(fmt_ctx_, packet_);
       if (err == AVERROR_EOF) {
         draining_ = true;
-        err = avcodec_send_packet(codec_, nullptr);
+        err = av.avcodec_send_packet(codec_, nullptr);
       } else if (err < 0) {
-        TWINMAF_FAIL(kBadInput, "{}: reading failed near frame {}: {}", path(), index_, av_error(err));
+        TWINMAF_FAIL(kBadInput, "{}: reading failed near frame {}: {}", path(), index_, av_error(av, err));
       } else {
-        if (packet_->stream_index == stream_) err = avcodec_send_packet(codec_, packet_);
-        av_packet_unref(packet_);
+        if (packet_->stream_index == stream_) err = av.avcodec_send_packet(codec_, packet_);
+        av.av_packet_unref(packet_);
       }
       if (err < 0 && err != AVERROR_EOF)
-        TWINMAF_FAIL(kBadInput, "{}: decoding failed near frame {}: {}", path(), index_, av_error(err));
+        TWINMAF_FAIL(kBadInput, "{}: decoding failed near frame {}: {}", path(), index_, av_error(av, err));
     }
   }
 
+  const FfmpegApi& av;
   VideoFormat format_;
   AVFormatContext* fmt_ctx_ = nullptr;
   AVCodecContext* codec_ = nullptr;
@@ -156,16 +152,20 @@ class FfmpegSource final : public VideoSource {
 }  // namespace
 
 Result<std::unique_ptr<VideoSource>> open_ffmpeg_source(const std::string& path) {
-  av_log_set_level(AV_LOG_ERROR);
-  auto s = std::make_unique<FfmpegSource>(path);
+  TWINMAF_ASSIGN_OR_RETURN(const FfmpegApi* av, ffmpeg_api());
+  av->av_log_set_level(AV_LOG_ERROR);
+  auto s = std::make_unique<FfmpegSource>(*av, path);
   TWINMAF_RETURN_IF_ERROR(s->open());
   return std::unique_ptr<VideoSource>(std::move(s));
 }
 
 std::string ffmpeg_version() {
+  const Result<const FfmpegApi*> api = ffmpeg_api();
+  if (!api.ok()) return api.status().message();
+  const FfmpegApi& av = **api;
   const auto v = [](unsigned x) { return fmt::format("{}.{}.{}", x >> 16, (x >> 8) & 0xff, x & 0xff); };
-  return fmt::format("{} (libavformat {}, libavcodec {}, libswscale {})", av_version_info(), v(avformat_version()),
-                     v(avcodec_version()), v(swscale_version()));
+  return fmt::format("{} (libavformat {}, libavcodec {}, libswscale {})", av.av_version_info(), v(av.avformat_version()),
+                     v(av.avcodec_version()), v(av.swscale_version()));
 }
 
 }  // namespace twinmaf

@@ -6,10 +6,7 @@
 
 #include "core/picture.h"
 
-extern "C" {
-#include <libavutil/pixdesc.h>
-#include <libswscale/swscale.h>
-}
+#include "io/ffmpeg_api.h"
 
 namespace twinmaf {
 
@@ -37,10 +34,10 @@ std::string av_format_name(const VideoFormat& f) {
 
 class ScaleSource final : public VideoSource {
  public:
-  ScaleSource(std::unique_ptr<VideoSource> inner, const VideoFormat& to, SwsContext* sws)
-      : VideoSource(inner->path()), inner_(std::move(inner)), format_(to), sws_(sws),
+  ScaleSource(const FfmpegApi& api, std::unique_ptr<VideoSource> inner, const VideoFormat& to, SwsContext* sws)
+      : VideoSource(inner->path()), av(api), inner_(std::move(inner)), format_(to), sws_(sws),
         scratch_(inner_->format(), host_allocator()) {}
-  ~ScaleSource() override { sws_freeContext(sws_); }
+  ~ScaleSource() override { av.sws_freeContext(sws_); }
 
   const VideoFormat& format() const override { return format_; }
   std::optional<unsigned> frames_hint() const override { return inner_->frames_hint(); }
@@ -64,7 +61,7 @@ class ScaleSource final : public VideoSource {
       dst[p] = to.mutable_data(p);
       dst_stride[p] = static_cast<int>(to.stride(p));
     }
-    if (sws_scale(sws_, src, src_stride, 0, inner_->format().h, dst, dst_stride) != format_.h)
+    if (av.sws_scale(sws_, src, src_stride, 0, inner_->format().h, dst, dst_stride) != format_.h)
       TWINMAF_FAIL(kInternal, "{}: libswscale failed on frame {}", path(), index_);
     for (int p = 0; !whole && p < format_.planes() && pic.data(p); ++p)
       std::memcpy(pic.mutable_data(p), to.data(p), to.plane_bytes(p));
@@ -83,6 +80,7 @@ class ScaleSource final : public VideoSource {
     inner_->set_host_range_check_from(0);
   }
 
+  const FfmpegApi& av;
   std::unique_ptr<VideoSource> inner_;
   VideoFormat format_;
   SwsContext* sws_;
@@ -112,14 +110,16 @@ Result<std::unique_ptr<VideoSource>> with_scale(std::unique_ptr<VideoSource> src
   if (from.fmt != PixFmt::k400 && (to.plane_w(1) == 0 || to.plane_h(1) == 0))
     TWINMAF_FAIL(kInvalidArgument, "cannot scale {} to {}x{}: its {} chroma planes would be empty", src->path(), w,
                  h, pix_fmt_name(from.fmt));
+  TWINMAF_ASSIGN_OR_RETURN(const FfmpegApi* api, ffmpeg_api());
+  const FfmpegApi& av = *api;
   const std::string name = av_format_name(from);
-  const AVPixelFormat pf = av_get_pix_fmt(name.c_str());
-  if (pf == AV_PIX_FMT_NONE || !sws_isSupportedInput(pf) || !sws_isSupportedOutput(pf))
+  const AVPixelFormat pf = av.av_get_pix_fmt(name.c_str());
+  if (pf == AV_PIX_FMT_NONE || !av.sws_isSupportedInput(pf) || !av.sws_isSupportedOutput(pf))
     TWINMAF_FAIL(kUnsupported, "{}: libswscale cannot scale {}-bit {} pictures", src->path(), from.bpc,
                  pix_fmt_name(from.fmt));
-  SwsContext* sws = sws_getContext(from.w, from.h, pf, w, h, pf, sws_flags, nullptr, nullptr, nullptr);
+  SwsContext* sws = av.sws_getContext(from.w, from.h, pf, w, h, pf, sws_flags, nullptr, nullptr, nullptr);
   if (!sws) TWINMAF_FAIL(kInternal, "{}: libswscale refused {}x{} -> {}x{} {}", src->path(), from.w, from.h, w, h, name);
-  return std::unique_ptr<VideoSource>(std::make_unique<ScaleSource>(std::move(src), to, sws));
+  return std::unique_ptr<VideoSource>(std::make_unique<ScaleSource>(av, std::move(src), to, sws));
 }
 
 }  // namespace twinmaf
