@@ -8,7 +8,9 @@
 # of this build beside those of an earlier build in .device/base/ (same
 # commands, same run), and a GPU run with a CPU-assigned feature at several
 # thread counts. PART=startup: whole-process times of short and long jobs,
-# this build beside .device/base/, with --profile start-up traces.
+# this build beside .device/base/, with --profile start-up traces. PART=v1:
+# VMAF v1 on the GPU (v1 twin tests, resident and end-to-end rates beside the
+# read + upload ceilings).
 set -u
 cd "$(dirname "$0")"
 R=./run.sh
@@ -74,6 +76,45 @@ for r in 2 4 6 8 12; do printf 'readers %2d: %s\n' $r "$(best $R twinmaf -r /tmp
 section "new: no CUDA work, same process shape (--backend cpu, 1 frame 1080p)"
 printf 'cpu 1 frame: %s\n' "$(best $R twinmaf -r /tmp/r1k.yuv -d /tmp/d1k.yuv -w 1920 -h 1080 -p 420 -b 8 --backend cpu -q --frame_cnt 1)"
 printf 'version: %s\n' "$(best $R twinmaf --version)"
+exit 0
+fi
+if [[ ${PART:-} == v1 ]]; then
+# VMAF v1 on the GPU (issue 14): the v1 twin tests, device-resident rates of
+# both 3d0h models, and end to end from raw 4:2:0 files (every plane: speed
+# reads chroma) beside the read + upload ceiling of the same bytes, same run.
+section "v1 twin tests"
+timeout 200 $R twinmaf_twin --gtest_filter='ModelTwin.*:SpeedTwin*:CambiTwin.PoolingRoutes:ApiTwin.*' 2>&1 |
+  grep -E "^\[  (PASSED|FAILED)|FAILED|twin:|Failure" | head -40
+V1="cambi=cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17 speed_chroma=speed_kernelscale=1.0:speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45 adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1.0:adm_noise_weight=0.02:adm_norm_view_dist=3.0:adm_ref_display_height=1080:adm_min_val=0.5:adm_csf_mode=2"
+M3="motion=motion_max_val=18"
+MH="motion=motion_max_val=18:motion_five_frame_window=true:motion_moving_average=true"
+section "device resident: vmaf_v1.0.16_3d0h, then _hfr_3d0h"
+for size in "3840 2160 1500" "1920 1080 6000"; do
+  set -- $size
+  $B resident $1 $2 420 8 $3 $V1 $M3 2>&1 | tail -1
+  $B resident $1 $2 420 8 $3 $V1 $MH 2>&1 | tail -1
+done
+python3 device_gen.py 3840 2160 480 /tmp/r4k.yuv /tmp/d4k.yuv 60
+python3 device_gen.py 1920 1080 480 /tmp/r1k.yuv /tmp/d1k.yuv 60
+cat /tmp/*.yuv > /dev/null
+section "read + upload ceilings, every plane (frames/s of one file: halve for pairs)"
+for t in 6 12; do
+  $B ceiling_upload /tmp/r4k.yuv 12441600 12441600 $t
+  $B ceiling_upload /tmp/r1k.yuv 3110400 3110400 $t
+done
+section "end to end (frame loop fps, best and median of 3) by --threads"
+K4="-r /tmp/r4k.yuv -d /tmp/d4k.yuv -w 3840 -h 2160 -p 420 -b 8 --backend cuda"
+K1="-r /tmp/r1k.yuv -d /tmp/d1k.yuv -w 1920 -h 1080 -p 420 -b 8 --backend cuda"
+for m in vmaf_v1.0.16_3d0h vmaf_v1.0.16_hfr_3d0h; do
+  for k in "$K4" "$K1"; do
+    for t in 0 8 16; do echo "$m ${k:0:30} threads $t: $($R twinmaf_bench $k -m version=$m --threads $t --repeat 3 2>&1 | tail -1)"; done
+  done
+done
+section "--profile, 4K vmaf_v1.0.16_3d0h --threads 16"
+$R twinmaf $K4 -m version=vmaf_v1.0.16_3d0h --threads 16 --profile -o /dev/null 2>&1 | grep -vE "^  (upload plane)"
+section "the same values: --threads 0 and 16 at --precision max"
+for t in 0 16; do $R twinmaf $K1 -m version=vmaf_v1.0.16_hfr_3d0h --threads $t --precision max --csv -o /tmp/v1_$t.csv -q; done
+cmp /tmp/v1_0.csv /tmp/v1_16.csv && echo "threads 0 and 16: identical files ($(wc -l < /tmp/v1_0.csv) lines)"
 exit 0
 fi
 if [[ ${PART:-} == engine ]]; then

@@ -181,6 +181,17 @@ struct SpeedBlockStats {
 };
 // est_params of one band.
 SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, float sigma_nn);
+// est_params' covariance sums, most of the finish's time: for every pair
+// b <= a of the 25 block offsets, the double sum over the shifted
+// sub-images, in raster order, of (x_a - mean_a) * (x_b - mean_b), each
+// difference taken in double from two floats. `acc` holds the pairs row by
+// row (a, then b = 0..a). Reference, and Highway SIMD
+// (speed_finish_simd.cpp: lanes over the pairs of one row a, every pair's
+// sum still in raster order, products and sums the reference's IEEE
+// operations), equal on every target (tests/simd).
+inline constexpr int kSpeedPairs = kSpeedBlockSamples * (kSpeedBlockSamples + 1) / 2;
+void speed_covariance_sums_ref(const SpeedGeometry& g, const float* band, const float* mean, double* acc);
+void speed_covariance_sums_simd(const SpeedGeometry& g, const float* band, const float* mean, double* acc);
 // get_speed_score of two images' statistics.
 float speed_blocks_score(const SpeedBlockStats& ref, const SpeedBlockStats& dis, float sigma_nn,
                          float nn_floor, int weight_var_mode);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "base/simd.h"
 #include "features/speed/speed.h"
 
 namespace twinmaf {
@@ -289,6 +290,28 @@ bool solve(const Matrix& k, const float* y, int cols, float* x) {
 
 }  // namespace
 
+// libvmaf sums each pair (a, b) over the sub-image in raster order; one
+// raster pass updating all 325 pairs keeps every pair's order.
+void speed_covariance_sums_ref(const SpeedGeometry& g, const float* band, const float* mean, double* acc) {
+  const int tw = g.trunc_w;
+  const int sw = g.trunc_w - kSpeedBlock + 1;
+  const int sh = g.trunc_h - kSpeedBlock + 1;
+  std::fill(acc, acc + kSpeedPairs, 0.0);
+  std::array<double, kN> dev{};
+  for (int i = 0; i < sh; ++i)
+    for (int j = 0; j < sw; ++j) {
+      const float* p = band + i * tw + j;
+      for (int a = 0; a < kN; ++a)
+        dev[a] = static_cast<double>(p[(a / kSpeedBlock) * tw + a % kSpeedBlock]) - static_cast<double>(mean[a]);
+      double* row = acc;
+      for (int a = 0; a < kN; ++a) {
+        const double da = dev[a];
+        for (int b = 0; b <= a; ++b) row[b] += da * dev[b];
+        row += a + 1;
+      }
+    }
+}
+
 SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, float sigma_nn) {
   const int tw = g.trunc_w;
   const int sw = g.trunc_w - kSpeedBlock + 1;  // shifted sub-image size
@@ -308,23 +331,8 @@ SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band,
     mean[a] = s / static_cast<float>(area);
   }
 
-  // Covariances: libvmaf sums each pair (a, b) over the sub-image in raster
-  // order; one raster pass updating all 325 pairs keeps every pair's order.
-  std::array<double, kN * (kN + 1) / 2> acc{};
-  std::array<double, kN> dev{};
-  for (int i = 0; i < sh; ++i)
-    for (int j = 0; j < sw; ++j) {
-      const float* p = band.data() + i * tw + j;
-      for (int a = 0; a < kN; ++a)
-        dev[a] = static_cast<double>(p[(a / kSpeedBlock) * tw + a % kSpeedBlock]) -
-                 static_cast<double>(mean[a]);
-      double* row = acc.data();
-      for (int a = 0; a < kN; ++a) {
-        const double da = dev[a];
-        for (int b = 0; b <= a; ++b) row[b] += da * dev[b];
-        row += a + 1;
-      }
-    }
+  std::array<double, kSpeedPairs> acc{};
+  (simd_enabled() ? speed_covariance_sums_simd : speed_covariance_sums_ref)(g, band.data(), mean.data(), acc.data());
   Matrix k{};
   const double* row = acc.data();
   for (int a = 0; a < kN; ++a) {

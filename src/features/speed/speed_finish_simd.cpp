@@ -1,0 +1,106 @@
+// speed: est_params' covariance sums in SIMD (Google Highway, one source for
+// every target), equal to speed_covariance_sums_ref (speed.h).
+//
+// Per row of the shifted sub-images the 25 differences d_a of each pixel are
+// formed in double as the reference forms them; then d_a times the vector
+// of d_b is added to the accumulators of (a, b), ceil((a+1)/lanes) vectors
+// per row a, each accumulator over the row's pixels in order. Each
+// accumulator still receives d_a * d_b once per pixel, in raster order, by
+// the same IEEE multiply and add (Highway's Mul and Add; nothing fused: the
+// project builds with -ffp-contract=off), so every sum is the reference's.
+// Lanes past b = a, padding of the row, accumulate products of finite
+// values that are never read.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "features/speed/speed_finish_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/aligned_allocator.h>
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "features/speed/speed.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace twinmaf {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+void CovarianceSumsSimd(const SpeedGeometry& g, const float* band, const float* mean, double* acc) {
+  constexpr int kN = kSpeedBlockSamples;
+  const hn::ScalableTag<double> d;
+  const size_t n = hn::Lanes(d);
+  const auto padded = [n](size_t len) { return (len + n - 1) / n * n; };
+  size_t start[kN + 1];
+  start[0] = 0;
+  for (int a = 0; a < kN; ++a) start[a + 1] = start[a] + padded(size_t(a) + 1);
+  const int tw = g.trunc_w;
+  const int sw = g.trunc_w - kSpeedBlock + 1;
+  const int sh = g.trunc_h - kSpeedBlock + 1;
+  const size_t stride = padded(kN);  // one pixel's differences, zero padded
+  auto sums = hwy::AllocateAligned<double>(start[kN]);
+  auto dev = hwy::AllocateAligned<double>(stride * size_t(sw));
+  std::fill(sums.get(), sums.get() + start[kN], 0.0);
+  std::fill(dev.get(), dev.get() + stride * size_t(sw), 0.0);
+  // One chain per vector of a row's accumulators: lanes b .. b+n-1 of row a,
+  // padded to a multiple of four with chains into a scratch vector.
+  struct Chain {
+    int a;
+    size_t b;
+    double* sum;
+  };
+  auto scratch = hwy::AllocateAligned<double>(n);
+  std::vector<Chain> chains;
+  for (int a = 0; a < kN; ++a)
+    for (size_t b = 0; b <= size_t(a); b += n) chains.push_back({a, b, sums.get() + start[a] + b});
+  while (chains.size() % 4) chains.push_back({0, 0, scratch.get()});
+  int offset[kN];
+  for (int a = 0; a < kN; ++a) offset[a] = (a / kSpeedBlock) * tw + a % kSpeedBlock;
+  for (int i = 0; i < sh; ++i) {
+    // A row's differences first: the vector loads below then never wait on
+    // the scalar stores that wrote them.
+    for (int j = 0; j < sw; ++j) {
+      const float* p = band + i * tw + j;
+      double* dj = dev.get() + size_t(j) * stride;
+      for (int a = 0; a < kN; ++a) dj[a] = static_cast<double>(p[offset[a]]) - static_cast<double>(mean[a]);
+    }
+    // Four accumulators at a time, each over the row's pixels in order: four
+    // independent chains of adds in flight, the sums in registers.
+    for (size_t k = 0; k < chains.size(); k += 4) {
+      const Chain c0 = chains[k], c1 = chains[k + 1], c2 = chains[k + 2], c3 = chains[k + 3];
+      auto s0 = hn::Load(d, c0.sum), s1 = hn::Load(d, c1.sum), s2 = hn::Load(d, c2.sum), s3 = hn::Load(d, c3.sum);
+      const double* dj = dev.get();
+      for (int j = 0; j < sw; ++j, dj += stride) {
+        s0 = hn::Add(s0, hn::Mul(hn::Set(d, dj[c0.a]), hn::Load(d, dj + c0.b)));
+        s1 = hn::Add(s1, hn::Mul(hn::Set(d, dj[c1.a]), hn::Load(d, dj + c1.b)));
+        s2 = hn::Add(s2, hn::Mul(hn::Set(d, dj[c2.a]), hn::Load(d, dj + c2.b)));
+        s3 = hn::Add(s3, hn::Mul(hn::Set(d, dj[c3.a]), hn::Load(d, dj + c3.b)));
+      }
+      hn::Store(s0, d, c0.sum);
+      hn::Store(s1, d, c1.sum);
+      hn::Store(s2, d, c2.sum);
+      hn::Store(s3, d, c3.sum);
+    }
+  }
+  for (int a = 0; a < kN; ++a)
+    for (int b = 0; b <= a; ++b) *acc++ = sums[start[a] + size_t(b)];
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace twinmaf
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace twinmaf {
+
+HWY_EXPORT(CovarianceSumsSimd);
+
+void speed_covariance_sums_simd(const SpeedGeometry& g, const float* band, const float* mean, double* acc) {
+  HWY_DYNAMIC_DISPATCH(CovarianceSumsSimd)(g, band, mean, acc);
+}
+
+}  // namespace twinmaf
+#endif
