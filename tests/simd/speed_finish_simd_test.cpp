@@ -1,5 +1,5 @@
-// speed's covariance sums (est_params): SIMD == scalar reference, bit for
-// bit, on every target, band size and value range.
+// speed's est_params sums (shifted sub-images, covariances): SIMD == scalar
+// reference, bit for bit, on every target, band size and value range.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -27,7 +27,7 @@ std::vector<float> band_of(int tw, int th, float scale, uint64_t seed) {
   return b;
 }
 
-TEST(SpeedSimd, CovarianceSumsEqualReference) {
+TEST(SpeedSimd, EstParamsSumsEqualReference) {
   ASSERT_FALSE(test::simd_targets().empty()) << "no SIMD target to test on this machine";
   int cases = 0;
   test::for_each_target([&](const char* target) {
@@ -42,6 +42,13 @@ TEST(SpeedSimd, CovarianceSumsEqualReference) {
           const std::vector<float> band = band_of(tw, th, scale, ++seed);
           float mean[kSpeedBlockSamples];
           for (int a = 0; a < kSpeedBlockSamples; ++a) mean[a] = band[size_t(a) * 3 % band.size()] * 0.5f;
+          float sum_want[kSpeedBlockSamples], sum_got[kSpeedBlockSamples];
+          speed_shifted_sums_ref(g, band.data(), sum_want);
+          speed_shifted_sums_simd(g, band.data(), sum_got);
+          for (int a = 0; a < kSpeedBlockSamples; ++a)
+            ASSERT_EQ(float_bits(sum_got[a]), float_bits(sum_want[a]))
+                << "speed_shifted_sums_" << target << ": " << tw << "x" << th << " scale " << scale << " window "
+                << a << ": " << sum_got[a] << " != " << sum_want[a];
           double want[kSpeedPairs], got[kSpeedPairs];
           speed_covariance_sums_ref(g, band.data(), mean, want);
           speed_covariance_sums_simd(g, band.data(), mean, got);

@@ -181,6 +181,12 @@ struct SpeedBlockStats {
 };
 // est_params of one band.
 SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, float sigma_nn);
+// est_params' sums of each of the 25 sub-images shifted by (a / 5, a % 5)
+// (their means times their area): float sums from +0 in raster order.
+// Reference, and Highway SIMD (speed_finish_simd.cpp: one lane per
+// sub-image, gathered), equal on every target (tests/simd).
+void speed_shifted_sums_ref(const SpeedGeometry& g, const float* band, float* sum);
+void speed_shifted_sums_simd(const SpeedGeometry& g, const float* band, float* sum);
 // est_params' covariance sums, most of the finish's time: for every pair
 // b <= a of the 25 block offsets, the double sum over the shifted
 // sub-images, in raster order, of (x_a - mean_a) * (x_b - mean_b), each

@@ -290,6 +290,19 @@ bool solve(const Matrix& k, const float* y, int cols, float* x) {
 
 }  // namespace
 
+void speed_shifted_sums_ref(const SpeedGeometry& g, const float* band, float* sum) {
+  const int tw = g.trunc_w;
+  const int sw = g.trunc_w - kSpeedBlock + 1;
+  const int sh = g.trunc_h - kSpeedBlock + 1;
+  for (int a = 0; a < kN; ++a) {
+    const float* base = band + (a / kSpeedBlock) * tw + a % kSpeedBlock;
+    float s = 0;
+    for (int i = 0; i < sh; ++i)
+      for (int j = 0; j < sw; ++j) s += base[i * tw + j];
+    sum[a] = s;
+  }
+}
+
 // libvmaf sums each pair (a, b) over the sub-image in raster order; one
 // raster pass updating all 325 pairs keeps every pair's order.
 void speed_covariance_sums_ref(const SpeedGeometry& g, const float* band, const float* mean, double* acc) {
@@ -320,16 +333,9 @@ SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band,
   const int nb = g.blocks();
   const size_t area = static_cast<size_t>(sw) * static_cast<size_t>(sh);
 
-  // Means of the 25 sub-images shifted by (a / 5, a % 5): float sums in
-  // raster order.
   std::array<float, kN> mean{};
-  for (int a = 0; a < kN; ++a) {
-    const float* base = band.data() + (a / kSpeedBlock) * tw + a % kSpeedBlock;
-    float s = 0;
-    for (int i = 0; i < sh; ++i)
-      for (int j = 0; j < sw; ++j) s += base[i * tw + j];
-    mean[a] = s / static_cast<float>(area);
-  }
+  (simd_enabled() ? speed_shifted_sums_simd : speed_shifted_sums_ref)(g, band.data(), mean.data());
+  for (float& m : mean) m /= static_cast<float>(area);
 
   std::array<double, kSpeedPairs> acc{};
   (simd_enabled() ? speed_covariance_sums_simd : speed_covariance_sums_ref)(g, band.data(), mean.data(), acc.data());

@@ -1,6 +1,12 @@
-// speed: est_params' covariance sums in SIMD (Google Highway, one source for
-// every target), equal to speed_covariance_sums_ref (speed.h).
+// speed: est_params' sums in SIMD (Google Highway, one source for every
+// target), equal to speed_shifted_sums_ref and speed_covariance_sums_ref
+// (speed.h).
 //
+// Shifted sums: lane a holds sub-image a's float sum and adds its sample of
+// each pixel's window (a gather), pixels in raster order: each lane is the
+// reference's sequential sum.
+//
+// Covariance sums:
 // Per row of the shifted sub-images the 25 differences d_a of each pixel are
 // formed in double as the reference forms them; then d_a times the vector
 // of d_b is added to the accumulators of (a, b), ceil((a+1)/lanes) vectors
@@ -28,6 +34,33 @@ namespace twinmaf {
 namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
+
+void ShiftedSumsSimd(const SpeedGeometry& g, const float* band, float* sum) {
+  constexpr int kN = kSpeedBlockSamples;
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const size_t n = hn::Lanes(d);
+  const size_t lanes = (kN + n - 1) / n * n;
+  const int tw = g.trunc_w;
+  const int sw = g.trunc_w - kSpeedBlock + 1;
+  const int sh = g.trunc_h - kSpeedBlock + 1;
+  // Lane a gathers sample (a / 5, a % 5) of the 5x5 window at each pixel;
+  // padding lanes read the window's first sample and are dropped.
+  auto offset = hwy::AllocateAligned<int32_t>(lanes);
+  auto acc = hwy::AllocateAligned<float>(lanes);
+  for (size_t a = 0; a < lanes; ++a) {
+    offset[a] = a < size_t(kN) ? int32_t(a / kSpeedBlock) * tw + int32_t(a % kSpeedBlock) : 0;
+    acc[a] = 0.0f;
+  }
+  for (int i = 0; i < sh; ++i)
+    for (int j = 0; j < sw; ++j) {
+      const float* p = band + i * tw + j;
+      for (size_t v = 0; v < lanes; v += n)
+        hn::Store(hn::Add(hn::Load(d, acc.get() + v), hn::GatherIndex(d, p, hn::Load(di, offset.get() + v))), d,
+                  acc.get() + v);
+    }
+  std::copy(acc.get(), acc.get() + kN, sum);
+}
 
 void CovarianceSumsSimd(const SpeedGeometry& g, const float* band, const float* mean, double* acc) {
   constexpr int kN = kSpeedBlockSamples;
@@ -96,7 +129,12 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace twinmaf {
 
+HWY_EXPORT(ShiftedSumsSimd);
 HWY_EXPORT(CovarianceSumsSimd);
+
+void speed_shifted_sums_simd(const SpeedGeometry& g, const float* band, float* sum) {
+  HWY_DYNAMIC_DISPATCH(ShiftedSumsSimd)(g, band, sum);
+}
 
 void speed_covariance_sums_simd(const SpeedGeometry& g, const float* band, const float* mean, double* acc) {
   HWY_DYNAMIC_DISPATCH(CovarianceSumsSimd)(g, band, mean, acc);
