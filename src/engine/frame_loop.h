@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -64,6 +65,8 @@ struct FrameWork {
   std::vector<FrameTermsList> terms;  // per lane
   // Per lane: Extractor::settle() of the terms, where the loop settled them.
   std::vector<FrameTermsList> settled;
+  // Set by the worker that settled the frame (the caller's loop).
+  std::atomic<bool> settle_done{false};
   Status status;
 
   FrameInput input(unsigned lane) const;

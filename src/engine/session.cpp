@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <thread>
 
 #include "base/parallel.h"
@@ -270,10 +271,12 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   // its stages on one thread, so a run without CPU features would wait for
   // the device frame by frame there. With workers, enough frames for the CPU
   // features to keep them busy. Finishes that settle (Extractor::settle) run
-  // theirs on the workers, twins or not.
+  // that part on the workers: a pipeline stage, or, in the caller's loop,
+  // tasks of a worker arena, each frame then completed in order.
   const int window = device ? kDeviceWindow : 1;
   const bool settling = any_settles && !sink_;
-  const bool workers = cfg_.threads > 0 && (any_cpu_ || settling);
+  const bool workers = cfg_.threads > 0 && any_cpu_;
+  const bool settlers = settling && cfg_.threads > 0 && !workers;
   // Threads beyond the machine's add nothing (oneTBB would refuse them with a
   // warning on stderr) but frames in the loop, memory and ring slots.
   const int threads = std::min(int(cfg_.threads), tbb::info::default_concurrency());
@@ -368,11 +371,40 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   };
 
   if (!workers) {
-    std::deque<std::unique_ptr<FrameWork>> loop;
+    std::deque<std::unique_ptr<FrameWork>> loop, settled;
+    std::optional<tbb::task_arena> arena;
+    if (settlers) arena.emplace(threads, 0);
+    // Completes the settled frames at the front; with `all`, waits for each.
+    const auto complete_settled = [&](bool all) {
+      while (!settled.empty()) {
+        FrameWork& f = *settled.front();
+        if (all) f.settle_done.wait(false);
+        if (!f.settle_done.load(std::memory_order_acquire)) return;
+        complete(f);
+        settled.pop_front();
+      }
+    };
+    const auto retire = [&](std::unique_ptr<FrameWork> w) {
+      collect(*w);
+      if (!arena) return complete(*w);
+      // Settling reads the terms alone: the pictures go back to the pool.
+      w->set.ref.reset();
+      w->set.dis.clear();
+      w->prev_ref = {};
+      w->prev_dis.clear();
+      FrameWork* f = w.get();
+      settled.push_back(std::move(w));
+      arena->enqueue([&settle, f] {
+        settle(*f);
+        f->settle_done.store(true, std::memory_order_release);
+        f->settle_done.notify_one();
+      });
+      if (settled.size() > size_t(2 * threads)) settled.front()->settle_done.wait(false);
+      complete_settled(false);
+    };
     for (;;) {
       if (static_cast<int>(loop.size()) == in_loop) {
-        collect(*loop.front());
-        complete(*loop.front());
+        retire(std::move(loop.front()));
         loop.pop_front();
       }
       if (failed.load()) break;
@@ -382,10 +414,8 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
       compute(*w, Pass::kOrdered);
       loop.push_back(std::move(w));
     }
-    for (; !loop.empty(); loop.pop_front()) {
-      collect(*loop.front());
-      complete(*loop.front());
-    }
+    for (; !loop.empty(); loop.pop_front()) retire(std::move(loop.front()));
+    complete_settled(true);
   } else {
     tbb::task_arena arena(threads);
     arena.execute([&] {
@@ -439,7 +469,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
       dev->profile(rep.frames, rep.profile);
     }
     rep.profile.push_back(fmt::format("  host CPU features   {:9.3f} ms/frame (summed over threads)", t_cpu.ms() / n));
-    if (settling && workers)
+    if (settling && cfg_.threads > 0)
       rep.profile.push_back(fmt::format("  host settle         {:9.3f} ms/frame (finishes' per-frame part, summed over threads)",
                                         t_settle.ms() / n));
     rep.profile.push_back(fmt::format("  host complete       {:9.3f} ms/frame (device wait, unpack, finish)",
