@@ -373,7 +373,9 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   if (!workers) {
     std::deque<std::unique_ptr<FrameWork>> loop, settled;
     std::optional<tbb::task_arena> arena;
-    if (settlers) arena.emplace(threads, 0);
+    // All its slots for workers (the caller enqueues, never joins), within
+    // oneTBB's worker limit (it warns on stderr past it).
+    if (settlers) arena.emplace(std::max(1, std::min(threads, tbb::info::default_concurrency() - 1)), 0);
     // Completes the settled frames at the front; with `all`, waits for each.
     const auto complete_settled = [&](bool all) {
       while (!settled.empty()) {
