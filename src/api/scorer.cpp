@@ -551,21 +551,21 @@ std::string json_string(const std::string& s) {
 
 OutputInfo Scorer::Impl::output_info(Precision precision, unsigned lane) const {
   const Impl& m = *this;
-  OutputInfo info;
-  info.version = "twinmaf-" TWINMAF_VERSION;
-  info.fps = m.info.seconds > 0 ? m.info.frames / m.info.seconds : 0.0;
-  info.width = m.fmt.w;
-  info.height = m.fmt.h;
-  info.frames = m.info.frames;
-  info.subsample = m.session->config().subsample;
+  OutputInfo out;
+  out.version = "twinmaf-" TWINMAF_VERSION;
+  out.fps = m.info.seconds > 0 ? m.info.frames / m.info.seconds : 0.0;
+  out.width = m.fmt.w;
+  out.height = m.fmt.h;
+  out.frames = m.info.frames;
+  out.subsample = m.session->config().subsample;
   // Recorded only when a GPU computed something, so CPU files stay
   // byte-identical to libvmaf's.
   if (std::any_of(m.info.backends.begin(), m.info.backends.end(), [](const auto& b) { return b.second != "cpu"; }))
-    info.backends = m.info.backends;
-  info.precision = precision;
+    out.backends = m.info.backends;
+  out.precision = precision;
   if (lane < m.info.alignment.size()) {
     const Alignment& a = m.info.alignment[lane];
-    info.json_extras.emplace_back("alignment", fmt::format("{{\"offset\": {}, \"skip_ref\": {}, \"skip_dist\": {}}}",
+    out.json_extras.emplace_back("alignment", fmt::format("{{\"offset\": {}, \"skip_ref\": {}, \"skip_dist\": {}}}",
                                                            a.offset, a.skip_ref, a.skip_dis));
   }
   std::string scaled;
@@ -576,7 +576,7 @@ OutputInfo Scorer::Impl::output_info(Precision precision, unsigned lane) const {
                           scaled.empty() ? "" : ",", json_string(s.input), s.from_w, s.from_h, s.to_w, s.to_h,
                           json_string(s.scaler));
   }
-  if (!scaled.empty()) info.json_extras.emplace_back("scaling", "[" + scaled + "\n  ]");
+  if (!scaled.empty()) out.json_extras.emplace_back("scaling", "[" + scaled + "\n  ]");
   if (m.cfg.stats) {
     std::string text;
     const Collector& c = m.session->collector(lane);
@@ -593,9 +593,9 @@ OutputInfo Scorer::Impl::output_info(Precision precision, unsigned lane) const {
           text.empty() ? "" : ",", name, num(s->mean), num(s->stddev), num(s->p1), num(s->p5), num(s->p50),
           num(s->p95), num(s->p99), worst);
     }
-    info.json_extras.emplace_back("statistics", "{" + text + "\n  }");
+    out.json_extras.emplace_back("statistics", "{" + text + "\n  }");
   }
-  return info;
+  return out;
 }
 
 Status html_report_available() { return html_plot_library_available(); }

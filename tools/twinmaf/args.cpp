@@ -229,9 +229,9 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     cfg.stats = out.stats;
     if (!no_prediction) cfg.models = models;
     cfg.features = features;
-    for (const auto& [preset, version] : {std::pair{"aom_ctc", &aom_ctc}, std::pair{"nflx_ctc", &nflx_ctc}}) {
-      if (version->empty()) continue;
-      const Status st = apply_preset(preset, *version, cfg);
+    for (const auto& [preset, preset_version] : {std::pair{"aom_ctc", &aom_ctc}, std::pair{"nflx_ctc", &nflx_ctc}}) {
+      if (preset_version->empty()) continue;
+      const Status st = apply_preset(preset, *preset_version, cfg);
       if (!st.ok()) fail(st.message());
     }
     if (no_prediction) cfg.models.clear();

@@ -79,8 +79,8 @@ Result<std::unique_ptr<Twin>> make_vif_twin(const Extractor& configured, const V
   for (int s = 1; s < kVifScales; ++s) {
     base.scratch_pitch[s] = gpu::align_up(static_cast<std::size_t>(fmt.w >> s) * sizeof(uint16_t), 64);
     const std::size_t image = gpu::align_up(base.scratch_pitch[s] * static_cast<std::size_t>(fmt.h >> s), kAlign);
-    for (int p = 0; p < 2; ++p) {
-      offset[s][p] = bytes;
+    for (int k = 0; k < 2; ++k) {
+      offset[s][k] = bytes;
       bytes += image;
     }
   }
@@ -88,7 +88,7 @@ Result<std::unique_ptr<Twin>> make_vif_twin(const Extractor& configured, const V
   TWINMAF_CUDA_TRY(cudaMemcpy(buf.get(), table.data(), sizeof(table), cudaMemcpyHostToDevice));
   base.log2_table = reinterpret_cast<const uint16_t*>(buf.get());
   for (int s = 1; s < kVifScales; ++s)
-    for (int p = 0; p < 2; ++p) base.scratch[s][p] = reinterpret_cast<uint16_t*>(buf.get() + offset[s][p]);
+    for (int k = 0; k < 2; ++k) base.scratch[s][k] = reinterpret_cast<uint16_t*>(buf.get() + offset[s][k]);
   return std::unique_ptr<Twin>(std::make_unique<VifTwin>(fmt, std::move(buf), base));
 }
 
