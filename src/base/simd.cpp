@@ -3,6 +3,8 @@
 
 #include <hwy/targets.h>
 
+#include <atomic>
+
 namespace twinmaf {
 
 namespace {
@@ -28,15 +30,28 @@ int64_t disabled_targets(uint64_t mask) {
 #endif
 }
 
+// simd_enabled()'s answer, -1 until asked: Highway 1.0.3's SupportedTargets()
+// runs CPUID on every call (15-20 us where a hypervisor traps it), and the
+// kernels ask once per call. Reset by simd_set_cpumask.
+std::atomic<int> g_enabled{-1};
+
 }  // namespace
 
 void simd_set_cpumask(uint64_t cpumask) {
   hwy::DisableTargets(0);
   const int64_t off = disabled_targets(cpumask);
   if (off) hwy::DisableTargets(off);
+  g_enabled.store(-1, std::memory_order_relaxed);
 }
 
-bool simd_enabled() { return (hwy::SupportedTargets() & HWY_TARGETS & kSimdTargets) != 0; }
+bool simd_enabled() {
+  int e = g_enabled.load(std::memory_order_relaxed);
+  if (e < 0) {
+    e = (hwy::SupportedTargets() & HWY_TARGETS & kSimdTargets) != 0 ? 1 : 0;
+    g_enabled.store(e, std::memory_order_relaxed);
+  }
+  return e != 0;
+}
 
 std::string simd_target_name() {
   if (!simd_enabled()) return "scalar";
