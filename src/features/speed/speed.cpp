@@ -179,8 +179,8 @@ class SpeedChroma final : public SpeedExtractor {
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
     auto& t = down_cast<SpeedChromaTerms&>(terms);
     for (int c = 0; c < 2; ++c) {
-      speed_band_ref(kp_, in.ref->plane(1 + c), t.band[2 * c]);
-      speed_band_ref(kp_, in.dis->plane(1 + c), t.band[2 * c + 1]);
+      speed_band(kp_, in.ref->plane(1 + c), t.band[2 * c]);
+      speed_band(kp_, in.dis->plane(1 + c), t.band[2 * c + 1]);
     }
     return ok_status();
   }
@@ -240,8 +240,8 @@ class SpeedTemporal final : public SpeedExtractor {
     if (!prev_ref || !prev_dis)
       TWINMAF_FAIL(kInternal, "speed_temporal: frame {} arrived without frame {}", in.index,
                    in.index - 1);
-    speed_difference_band_ref(kp_, prev_ref->plane(0), in.ref->plane(0), t.band[0]);
-    speed_difference_band_ref(kp_, prev_dis->plane(0),
+    speed_difference_band(kp_, prev_ref->plane(0), in.ref->plane(0), t.band[0]);
+    speed_difference_band(kp_, prev_dis->plane(0),
                               (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.band[1]);
     return ok_status();
   }

@@ -172,6 +172,21 @@ void speed_band_ref(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBa
 // Band of prev - cur (same size and bpc).
 void speed_difference_band_ref(const SpeedKernelParams& kp, const PlaneView& prev,
                                const PlaneView& cur, SpeedBand& band);
+// Stages 4-5 from the 1/16 image (op_w x op_h floats, row-major): every
+// CPU kernel's own.
+void speed_band_from_small(const SpeedKernelParams& kp, const float* small, SpeedBand& band);
+
+// SIMD kernels (speed_simd.cpp, Highway): the bands of the references bit for
+// bit (tests/simd). Stages 1-3 of an input that is not resampled are
+// vectorised; a resampling prescale runs the reference.
+void speed_band_simd(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band);
+void speed_difference_band_simd(const SpeedKernelParams& kp, const PlaneView& prev,
+                                const PlaneView& cur, SpeedBand& band);
+
+// What compute() runs: SIMD when simd_enabled(), else the reference.
+void speed_band(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band);
+void speed_difference_band(const SpeedKernelParams& kp, const PlaneView& prev, const PlaneView& cur,
+                           SpeedBand& band);
 
 // finish, stages 6-7.
 struct SpeedBlockStats {

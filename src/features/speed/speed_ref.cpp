@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/simd.h"
 #include "features/common/float_filter.h"
 #include "features/common/float_picture.h"
 #include "features/common/float_resample.h"
@@ -89,8 +90,15 @@ void band_of(const SpeedKernelParams& kp, const Rows& rows, SpeedBand& band) {
     filter_separable(kp.antialias, g.scaled_w, g.scaled_h, kSpeedDecimation, padded, small.data(),
                      g.op_w, scratch.data());
   }
-  std::vector<float> mean(op);
-  filter_plane(kp.local_mean, small.data(), g.op_w, g.op_w, g.op_h, mean.data(), g.op_w);
+  speed_band_from_small(kp, small.data(), band);
+}
+
+}  // namespace
+
+void speed_band_from_small(const SpeedKernelParams& kp, const float* small, SpeedBand& band) {
+  const SpeedGeometry& g = kp.g;
+  std::vector<float> mean(static_cast<size_t>(g.op_w) * static_cast<size_t>(g.op_h));
+  filter_plane(kp.local_mean, small, g.op_w, g.op_w, g.op_h, mean.data(), g.op_w);
   band.resize(g.band_size());
   for (int y = 0; y < g.trunc_h; ++y)
     for (int x = 0; x < g.trunc_w; ++x) {
@@ -98,8 +106,6 @@ void band_of(const SpeedKernelParams& kp, const Rows& rows, SpeedBand& band) {
       band[static_cast<size_t>(y) * g.trunc_w + x] = small[i] - mean[i];
     }
 }
-
-}  // namespace
 
 void speed_band_ref(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band) {
   if (kp.bpc == 8)
@@ -114,6 +120,21 @@ void speed_difference_band_ref(const SpeedKernelParams& kp, const PlaneView& pre
     band_of(kp, DifferenceRows<uint8_t>{prev, cur, kp.sample_divisor}, band);
   else
     band_of(kp, DifferenceRows<uint16_t>{prev, cur, kp.sample_divisor}, band);
+}
+
+void speed_band(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band) {
+  if (simd_enabled())
+    speed_band_simd(kp, plane, band);
+  else
+    speed_band_ref(kp, plane, band);
+}
+
+void speed_difference_band(const SpeedKernelParams& kp, const PlaneView& prev, const PlaneView& cur,
+                           SpeedBand& band) {
+  if (simd_enabled())
+    speed_difference_band_simd(kp, prev, cur, band);
+  else
+    speed_difference_band_ref(kp, prev, cur, band);
 }
 
 }  // namespace twinmaf

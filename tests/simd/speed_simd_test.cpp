@@ -1,0 +1,102 @@
+// speed_chroma / speed_temporal SIMD bands == the scalar reference's, bit for
+// bit, on every target: 8/10/12/16 bit, widths and heights from the minimum
+// (80) through odd sizes around the vector lengths, start offsets and odd
+// strides, every anti-alias filter size (kernel scales 0.444444 .. 3.71134:
+// 5 .. 35 taps), sides rounded within 1e-3 of 1 both ways (no resampling,
+// scaled below or above the input), and a resampling prescale (the
+// reference runs).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "api/feature_text.h"
+#include "base/hd_math.h"
+#include "features/speed/speed.h"
+#include "tests/simd/simd_harness.h"
+
+namespace twinmaf {
+namespace {
+
+using test::TestPlane;
+
+// The initialised extractor of a feature text, null when init refuses it.
+std::unique_ptr<Extractor> configure(const std::string& text, const VideoFormat& f) {
+  const bool temporal = text.rfind("speed_temporal", 0) == 0;
+  const FeatureSpec& spec = temporal ? speed_temporal_feature_spec() : speed_chroma_feature_spec();
+  auto req = parse_feature_text(text);
+  EXPECT_TRUE(req.ok()) << req.status().message();
+  if (!req.ok()) return nullptr;
+  auto opts = Options::parse(spec.name, spec.options, req->options);
+  EXPECT_TRUE(opts.ok()) << opts.status().message();
+  if (!opts.ok()) return nullptr;
+  auto ex = spec.create(*opts);
+  EXPECT_TRUE(ex.ok()) << ex.status().message();
+  if (!ex.ok() || !(*ex)->init(f).ok()) return nullptr;
+  return std::move(*ex);
+}
+
+// The first differing value of two bands, or "" when they are equal.
+std::string difference(const SpeedBand& want, const SpeedBand& got, int trunc_w) {
+  if (want.size() != got.size()) return fmt::format("sizes {} vs {}", want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    if (float_bits(want[i]) != float_bits(got[i]))
+      return fmt::format("value {},{}: {:a} vs {:a}", i % size_t(trunc_w), i / size_t(trunc_w), want[i], got[i]);
+  return "";
+}
+
+struct Case {
+  int w, h;
+  std::string options;  // after "feature="; may be empty
+};
+
+TEST(SpeedSimd, BandsEqualReference) {
+  ASSERT_FALSE(test::simd_targets().empty()) << "no SIMD target to test on this machine";
+  std::vector<Case> cases;
+  for (int w : {80, 81, 95, 97, 113, 130, 161})
+    for (int h : {80, 83, 97}) cases.push_back({w, h, ""});
+  for (const char* ks : {"0.444444", "0.5", "1.5", "2", "2.4", "3", "3.71134"})
+    cases.push_back({181, 167, std::string("speed_kernelscale=") + ks});
+  // |ps - 1| < 1e-3: no resampling, the top-left 1199 columns, or a column
+  // and a row of zeros past the input (1.0009 on 1023 x 600).
+  cases.push_back({1200, 90, "speed_prescale=0.9991"});
+  cases.push_back({1023, 600, "speed_prescale=1.0009"});
+  cases.push_back({181, 167, "speed_prescale=0.6:speed_prescale_method=bilinear"});
+  int compared = 0, values = 0, nonzero = 0;
+  test::for_each_target([&](const char* target) {
+    std::printf("speed bands: target %s\n", target);
+    uint64_t seed = 1;
+    for (const Case& c : cases)
+      for (int bpc : {8, 10, 12, 16})
+        for (const char* feature : {"speed_chroma", "speed_temporal"}) {
+          const std::string text = c.options.empty() ? feature : std::string(feature) + "=" + c.options;
+          const std::unique_ptr<Extractor> ex = configure(text, {c.w, c.h, PixFmt::k444, bpc});
+          ASSERT_TRUE(ex) << text << " " << c.w << "x" << c.h << " refused";
+          const SpeedKernelParams& kp = speed_kernel_params(*ex);
+          ++seed;
+          const int off = static_cast<int>(seed % 7), pad = static_cast<int>(seed % 5);
+          TestPlane a(c.w, c.h, bpc, off, pad), b(c.w, c.h, bpc, off, pad);
+          test::fill_pair(a, b, seed);
+          SpeedBand want, got;
+          if (feature[6] == 't') {
+            speed_difference_band_ref(kp, a.view, b.view, want);
+            speed_difference_band_simd(kp, a.view, b.view, got);
+          } else {
+            speed_band_ref(kp, a.view, want);
+            speed_band_simd(kp, a.view, got);
+          }
+          const std::string diff = difference(want, got, kp.g.trunc_w);
+          ASSERT_EQ(diff, "") << "speed_band_" << target << ": " << text << " bpc " << bpc << " " << c.w << "x"
+                              << c.h << " offset " << off << " seed " << seed;
+          ++compared;
+          values += static_cast<int>(want.size());
+          for (float v : want) nonzero += v != 0;
+        }
+  });
+  EXPECT_GT(nonzero, values * 3 / 4);  // the flat left third of fill_pair gives zeros
+  EXPECT_EQ(compared, static_cast<int>(test::simd_targets().size() * cases.size() * 8));
+}
+
+}  // namespace
+}  // namespace twinmaf
