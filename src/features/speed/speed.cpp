@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/hd_math.h"
+#include "base/simd.h"
 #include "features/common/float_filter.h"
 
 namespace twinmaf {
@@ -178,9 +179,10 @@ class SpeedChroma final : public SpeedExtractor {
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
     auto& t = down_cast<SpeedChromaTerms&>(terms);
+    const auto band = simd_enabled() ? &speed_band_simd : &speed_band_ref;
     for (int c = 0; c < 2; ++c) {
-      speed_band(kp_, in.ref->plane(1 + c), t.band[2 * c]);
-      speed_band(kp_, in.dis->plane(1 + c), t.band[2 * c + 1]);
+      band(kp_, in.ref->plane(1 + c), t.band[2 * c]);
+      band(kp_, in.dis->plane(1 + c), t.band[2 * c + 1]);
     }
     return ok_status();
   }
@@ -240,9 +242,9 @@ class SpeedTemporal final : public SpeedExtractor {
     if (!prev_ref || !prev_dis)
       TWINMAF_FAIL(kInternal, "speed_temporal: frame {} arrived without frame {}", in.index,
                    in.index - 1);
-    speed_difference_band(kp_, prev_ref->plane(0), in.ref->plane(0), t.band[0]);
-    speed_difference_band(kp_, prev_dis->plane(0),
-                              (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.band[1]);
+    const auto band = simd_enabled() ? &speed_difference_band_simd : &speed_difference_band_ref;
+    band(kp_, prev_ref->plane(0), in.ref->plane(0), t.band[0]);
+    band(kp_, prev_dis->plane(0), (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.band[1]);
     return ok_status();
   }
 

@@ -178,15 +178,11 @@ void speed_band_from_small(const SpeedKernelParams& kp, const float* small, Spee
 
 // SIMD kernels (speed_simd.cpp, Highway): the bands of the references bit for
 // bit (tests/simd). Stages 1-3 of an input that is not resampled are
-// vectorised; a resampling prescale runs the reference.
+// vectorised; with a prescale the reference runs. compute() runs them when
+// simd_enabled().
 void speed_band_simd(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band);
 void speed_difference_band_simd(const SpeedKernelParams& kp, const PlaneView& prev,
                                 const PlaneView& cur, SpeedBand& band);
-
-// What compute() runs: SIMD when simd_enabled(), else the reference.
-void speed_band(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band);
-void speed_difference_band(const SpeedKernelParams& kp, const PlaneView& prev, const PlaneView& cur,
-                           SpeedBand& band);
 
 // finish, stages 6-7.
 struct SpeedBlockStats {

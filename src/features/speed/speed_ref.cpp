@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "base/simd.h"
 #include "features/common/float_filter.h"
 #include "features/common/float_picture.h"
 #include "features/common/float_resample.h"
@@ -120,21 +119,6 @@ void speed_difference_band_ref(const SpeedKernelParams& kp, const PlaneView& pre
     band_of(kp, DifferenceRows<uint8_t>{prev, cur, kp.sample_divisor}, band);
   else
     band_of(kp, DifferenceRows<uint16_t>{prev, cur, kp.sample_divisor}, band);
-}
-
-void speed_band(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band) {
-  if (simd_enabled())
-    speed_band_simd(kp, plane, band);
-  else
-    speed_band_ref(kp, plane, band);
-}
-
-void speed_difference_band(const SpeedKernelParams& kp, const PlaneView& prev, const PlaneView& cur,
-                           SpeedBand& band) {
-  if (simd_enabled())
-    speed_difference_band_simd(kp, prev, cur, band);
-  else
-    speed_difference_band_ref(kp, prev, cur, band);
 }
 
 }  // namespace twinmaf

@@ -6,14 +6,20 @@
 //
 // Vertical anti-alias pass at each kept row 16 oy: lanes are columns. Per
 // column vector, for each tap k in order from +0, acc = acc + t_k * F, with F
-// the float image value of row reflect101(16 oy - r + k, scaled_h):
-// float_picture_sample's (float)s / 2^k + -128 with the division by the
-// power of two done as the multiplication by 2^-k (s < 2^16: both exact, the
-// same float), and for speed_temporal F(prev) - F(cur). Each lane is one
-// column's sum with the reference's operations in its order (Highway's Mul
-// and Add are plain IEEE; -ffp-contract=off keeps the tail unfused), four
-// column vectors at a time for independent add chains. Columns past the
-// last whole vector: the reference's scalar expression.
+// the float image value of row reflect101(16 oy - r + k, scaled_h). Each lane
+// is one column's sum with the reference's operations in its order
+// (Highway's Mul and Add are plain IEEE; -ffp-contract=off keeps the tail
+// unfused), four column vectors at a time for independent add chains;
+// columns past the last whole vector take the reference's scalar expression.
+//
+// F from integers, exactly: the reference's F = (float)s / 2^k + -128
+// (k = bpc - 8, s < 2^16). s / 2^k is exact, and the sum's exact value
+// (s - 128 * 2^k) / 2^k is a multiple of 2^-k below 2^8 in magnitude (at
+// most 16 significant bits), so the float add returns it unrounded; the
+// integer m = s - 128 * 2^k (|m| <= 2^15) converts exactly and m * 2^-k is
+// that value. speed_temporal's F(a) - F(b) = (a - b) / 2^k alike (a
+// multiple of 2^-k below 2^9: 17 bits), so (float)(a - b) * 2^-k. A zero is
+// +0 both ways (x + -x rounds to +0; (float)0 * 2^-k = +0).
 //
 // Padding (speed_ref.cpp's third case, scaled side rounded up past the
 // input): the reference filters rows and columns of zeros there. A zero row
@@ -54,18 +60,18 @@ struct TapRows {
   std::vector<float> taps;
 };
 
-// F at x of tap rows a (minus b when kDiff).
+// F at x of tap rows a (minus b when kDiff): (float)(a - bias) or
+// (float)(a - b), times 2^-k above 8 bit.
 template <typename T, bool kDiff>
-HWY_INLINE VF image_values(DF df, const T* a, const T* b, size_t x, VF inverse, VF offset) {
+HWY_INLINE VF image_values(DF df, const T* a, const T* b, size_t x, hn::Vec<hn::Rebind<int32_t, DF>> bias,
+                           VF inverse) {
   const hn::Rebind<int32_t, DF> di;
   const hn::Rebind<T, DF> dt;
-  const VF fa = hn::Add(hn::Mul(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(dt, a + x))), inverse), offset);
-  if constexpr (!kDiff) {
-    return fa;
-  } else {
-    const VF fb = hn::Add(hn::Mul(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(dt, b + x))), inverse), offset);
-    return hn::Sub(fa, fb);
-  }
+  const auto ia = hn::PromoteTo(di, hn::LoadU(dt, a + x));
+  const auto ib = kDiff ? hn::PromoteTo(di, hn::LoadU(dt, b + x)) : bias;
+  const VF v = hn::ConvertTo(df, hn::Sub(ia, ib));
+  if constexpr (sizeof(T) == 1) return v;  // bpc 8: 2^-0
+  else return hn::Mul(v, inverse);
 }
 
 // acc[x] for x < w: the vertical pass over rows.
@@ -76,7 +82,7 @@ void vertical(const TapRows<T>& rows, int w, float divisor, float* acc) {
   const size_t fw = rows.taps.size();
   const size_t width = static_cast<size_t>(w);
   const VF inverse = hn::Set(df, 1.0f / divisor);  // a power of two: exact
-  const VF offset = hn::Set(df, -128.0f);
+  const auto bias = hn::Set(hn::Rebind<int32_t, DF>(), 128 * static_cast<int32_t>(divisor));
   const T* const* a = rows.a.data();
   const T* const* b = kDiff ? rows.b.data() : nullptr;
   size_t x = 0;
@@ -85,10 +91,10 @@ void vertical(const TapRows<T>& rows, int w, float divisor, float* acc) {
     for (size_t k = 0; k < fw; ++k) {
       const VF t = hn::Set(df, rows.taps[k]);
       const T* bk = kDiff ? b[k] : nullptr;
-      s0 = hn::Add(s0, hn::Mul(t, image_values<T, kDiff>(df, a[k], bk, x, inverse, offset)));
-      s1 = hn::Add(s1, hn::Mul(t, image_values<T, kDiff>(df, a[k], bk, x + n, inverse, offset)));
-      s2 = hn::Add(s2, hn::Mul(t, image_values<T, kDiff>(df, a[k], bk, x + 2 * n, inverse, offset)));
-      s3 = hn::Add(s3, hn::Mul(t, image_values<T, kDiff>(df, a[k], bk, x + 3 * n, inverse, offset)));
+      s0 = hn::Add(s0, hn::Mul(t, image_values<T, kDiff>(df, a[k], bk, x, bias, inverse)));
+      s1 = hn::Add(s1, hn::Mul(t, image_values<T, kDiff>(df, a[k], bk, x + n, bias, inverse)));
+      s2 = hn::Add(s2, hn::Mul(t, image_values<T, kDiff>(df, a[k], bk, x + 2 * n, bias, inverse)));
+      s3 = hn::Add(s3, hn::Mul(t, image_values<T, kDiff>(df, a[k], bk, x + 3 * n, bias, inverse)));
     }
     hn::StoreU(s0, df, acc + x);
     hn::StoreU(s1, df, acc + x + n);
@@ -99,7 +105,7 @@ void vertical(const TapRows<T>& rows, int w, float divisor, float* acc) {
     VF s = hn::Zero(df);
     for (size_t k = 0; k < fw; ++k)
       s = hn::Add(s, hn::Mul(hn::Set(df, rows.taps[k]),
-                             image_values<T, kDiff>(df, a[k], kDiff ? b[k] : nullptr, x, inverse, offset)));
+                             image_values<T, kDiff>(df, a[k], kDiff ? b[k] : nullptr, x, bias, inverse)));
     hn::StoreU(s, df, acc + x);
   }
   for (; x < width; ++x) {
