@@ -27,7 +27,10 @@
 // round-to-nearest sum is -0 only of two -0), so that tap is skipped;
 // columns at or past w get acc = +0 (their sums of t * +0).
 //
-// Horizontal pass and decimation: filter_horizontal itself (the reference).
+// Horizontal pass at every 16th column: filter_horizontal's edge outputs
+// (reflected reads) by its own code, the interior lane-parallel over
+// outputs, each lane's taps in order from +0 as there, the values of tap k
+// gathered 16 floats apart.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "features/speed/speed_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -119,6 +122,32 @@ void vertical(const TapRows<T>& rows, int w, float divisor, float* acc) {
   }
 }
 
+// filter_horizontal at step 16: the reflected edges by the reference, the
+// interior with lanes over outputs, tap k's values gathered 16 apart.
+void horizontal(const std::vector<float>& taps, int w, const float* acc, float* out) {
+  const DF df;
+  const hn::Rebind<int32_t, DF> di;
+  const size_t n = hn::Lanes(df);
+  const int r = static_cast<int>(taps.size()) / 2;
+  filter_horizontal_edges(taps, w, kSpeedDecimation, acc, out);
+  const auto [lo, hi] = filter_horizontal_interior(static_cast<int>(taps.size()), w, kSpeedDecimation);
+  const auto stride = hn::Mul(hn::Iota(di, 0), hn::Set(di, kSpeedDecimation));
+  int ox = lo;
+  for (; ox + static_cast<int>(n) <= hi; ox += static_cast<int>(n)) {
+    const float* base = acc + ox * kSpeedDecimation - r;
+    VF s = hn::Zero(df);
+    for (size_t k = 0; k < taps.size(); ++k)
+      s = hn::Add(s, hn::Mul(hn::Set(df, taps[k]), hn::GatherIndex(df, base + k, stride)));
+    hn::StoreU(s, df, out + ox);
+  }
+  for (; ox < hi; ++ox) {
+    const float* base = acc + ox * kSpeedDecimation - r;
+    float s = 0;
+    for (size_t k = 0; k < taps.size(); ++k) s += taps[k] * base[k];
+    out[ox] = s;
+  }
+}
+
 // The 1/16 image (op_w x op_h) of plane a (minus b when kDiff).
 template <typename T, bool kDiff>
 void small_image(const SpeedKernelParams& kp, const PlaneView& a, const PlaneView* b, float* small) {
@@ -141,7 +170,7 @@ void small_image(const SpeedKernelParams& kp, const PlaneView& a, const PlaneVie
       rows.taps.push_back(taps[static_cast<size_t>(k)]);
     }
     vertical<T, kDiff>(rows, cols, kp.sample_divisor, acc.data());
-    filter_horizontal(taps, g.scaled_w, kSpeedDecimation, acc.data(), small + static_cast<size_t>(oy) * g.op_w);
+    horizontal(taps, g.scaled_w, acc.data(), small + static_cast<size_t>(oy) * g.op_w);
   }
 }
 
