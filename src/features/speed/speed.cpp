@@ -269,6 +269,19 @@ const SpeedKernelParams& speed_kernel_params(const Extractor& configured) {
   return down_cast<const SpeedExtractor&>(configured).kernels();
 }
 
+std::optional<SpeedSource> speed_source(const SpeedKernelParams& kp) {
+  const SpeedGeometry& g = kp.g;
+  // resample_plane copies equal sizes whatever the method.
+  if (!kp.prescale || (g.scaled_w == g.w && g.scaled_h == g.h)) return SpeedSource::kDirect;
+  switch (kp.method) {
+    case ResampleMethod::kNearest: return SpeedSource::kNearest;
+    case ResampleMethod::kBilinear: return SpeedSource::kBilinear;
+    case ResampleMethod::kBicubic: return SpeedSource::kBicubic;
+    case ResampleMethod::kLanczos4: break;
+  }
+  return std::nullopt;
+}
+
 Result<SpeedLaunch> speed_twin_launch(std::string_view feature, const SpeedKernelParams& kp, bool temporal) {
   const SpeedGeometry& g = kp.g;
   SpeedLaunch l;
@@ -284,19 +297,13 @@ Result<SpeedLaunch> speed_twin_launch(std::string_view feature, const SpeedKerne
   l.inverse = 1.0f / kp.sample_divisor;  // a power of two: exact
   l.difference = temporal;
   l.images = temporal ? 2 : 4;
-  // resample_plane copies equal sizes whatever the method.
-  if (kp.prescale && (g.scaled_w != g.w || g.scaled_h != g.h)) {
-    switch (kp.method) {
-      case ResampleMethod::kNearest: l.source = SpeedSource::kNearest; break;
-      case ResampleMethod::kBilinear: l.source = SpeedSource::kBilinear; break;
-      case ResampleMethod::kBicubic: l.source = SpeedSource::kBicubic; break;
-      case ResampleMethod::kLanczos4:
-        TWINMAF_FAIL(kUnsupported,
-                     "{}: speed_prescale_method lanczos4 has no CUDA twin (its weights call libm sin, which the "
-                     "device cannot reproduce bit for bit)",
-                     feature);
-    }
-  }
+  const std::optional<SpeedSource> source = speed_source(kp);
+  if (!source)
+    TWINMAF_FAIL(kUnsupported,
+                 "{}: speed_prescale_method lanczos4 has no CUDA twin (its weights call libm sin, which the "
+                 "device cannot reproduce bit for bit)",
+                 feature);
+  l.source = *source;
   if (kp.antialias.size() > size_t(kSpeedMaxAntialiasTaps) || kp.local_mean.size() > size_t(kSpeedMaxLocalMeanTaps))
     TWINMAF_FAIL(kInternal, "{} twin: {} and {} taps exceed the kernels' {} and {}", feature, kp.antialias.size(),
                  kp.local_mean.size(), kSpeedMaxAntialiasTaps, kSpeedMaxLocalMeanTaps);

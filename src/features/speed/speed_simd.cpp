@@ -1,8 +1,7 @@
 // speed_chroma / speed_temporal stages 1-3 in SIMD (Google Highway, one
-// source for every target): the 1/16 image of an input that is not
-// resampled (!kp.prescale), equal to speed_ref.cpp's bit for bit (speed.h
-// has the contract); stages 4-5 are speed_band_from_small, and with a
-// prescale the reference runs whole.
+// source for every target): the 1/16 image, equal to speed_ref.cpp's bit
+// for bit (speed.h has the contract); stages 4-5 are speed_band_from_small.
+// A resampling lanczos4 prescale runs the reference whole.
 //
 // Vertical anti-alias pass at each kept row 16 oy: lanes are columns. Per
 // column vector, for each tap k in order from +0, acc = acc + t_k * F, with F
@@ -21,9 +20,18 @@
 // multiple of 2^-k below 2^9: 17 bits), so (float)(a - b) * 2^-k. A zero is
 // +0 both ways (x + -x rounds to +0; (float)0 * 2^-k = +0).
 //
+// Resampling prescale (nearest, bilinear, bicubic): the reference
+// resamples the whole image, then filters it. Here only the scaled rows the
+// kept rows' taps read are formed, in lanes inside the vertical pass and
+// never stored: per column the resampler's expression (float_resample.cpp;
+// windows from speed_window, the twin's own per-axis computation, equal to
+// the resampler's) in its order, the source values gathered from F rows
+// converted on first use. Each scaled value is the same float the reference
+// stores, so the pass's sums are too.
+//
 // Padding (speed_ref.cpp's third case, scaled side rounded up past the
 // input): the reference filters rows and columns of zeros there. A zero row
-// adds t * +0 = +0 to acc, which is never -0 (it starts +0 and a
+// adds t * +0 = +0 to acc (taps are positive), which is never -0 (it starts +0 and a
 // round-to-nearest sum is -0 only of two -0), so that tap is skipped;
 // columns at or past w get acc = +0 (their sums of t * +0).
 //
@@ -37,8 +45,11 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "base/hd_math.h"
@@ -174,17 +185,180 @@ void small_image(const SpeedKernelParams& kp, const PlaneView& a, const PlaneVie
   }
 }
 
+// The float image F of plane a (minus b when kDiff), w x h, each row
+// converted on its first use.
+template <typename T, bool kDiff>
+class ImageRows {
+ public:
+  ImageRows(const PlaneView& a, const PlaneView* b, float divisor)
+      : a_(a), b_(b), divisor_(divisor), data_(new float[static_cast<size_t>(a.w) * static_cast<size_t>(a.h)]),
+        done_(static_cast<size_t>(a.h), 0) {}
+
+  const float* row(int y) {
+    float* out = data_.get() + static_cast<size_t>(y) * static_cast<size_t>(a_.w);
+    if (done_[static_cast<size_t>(y)]) return out;
+    done_[static_cast<size_t>(y)] = 1;
+    const DF df;
+    const size_t n = hn::Lanes(df);
+    const size_t w = static_cast<size_t>(a_.w);
+    const VF inverse = hn::Set(df, 1.0f / divisor_);
+    const auto bias = hn::Set(hn::Rebind<int32_t, DF>(), 128 * static_cast<int32_t>(divisor_));
+    const T* ra = a_.row<T>(y);
+    const T* rb = kDiff ? b_->row<T>(y) : nullptr;
+    size_t x = 0;
+    for (; x + n <= w; x += n) hn::StoreU(image_values<T, kDiff>(df, ra, rb, x, bias, inverse), df, out + x);
+    for (; x < w; ++x) {
+      float v = float_picture_sample(ra[x], divisor_, -128.0f);
+      if constexpr (kDiff) v = v - float_picture_sample(rb[x], divisor_, -128.0f);
+      out[x] = v;
+    }
+    return out;
+  }
+
+ private:
+  const PlaneView& a_;
+  const PlaneView* b_;
+  float divisor_;
+  std::unique_ptr<float[]> data_;
+  std::vector<uint8_t> done_;
+};
+
+// speed_window of every output coordinate of an axis, as lanes.
+struct AxisWindows {
+  std::array<std::vector<int32_t>, 4> idx;
+  std::array<std::vector<float>, 4> w;
+
+  AxisWindows(SpeedSource source, int n, int dst) {
+    for (int i = 0; i < 4; ++i) {
+      idx[i].resize(static_cast<size_t>(dst));
+      w[i].resize(static_cast<size_t>(dst));
+    }
+    for (int x = 0; x < dst; ++x) {
+      const SpeedWindow win = speed_window(source, n, dst, x);
+      for (int i = 0; i < 4; ++i) {
+        idx[i][static_cast<size_t>(x)] = win.idx[i];
+        w[i][static_cast<size_t>(x)] = win.w[i];
+      }
+    }
+  }
+};
+
+// S(x .. x + lanes, y): float_resample.cpp's per-pixel expression for the
+// window wy of row y (its source rows r[j] = F row wy.idx[j]) and the
+// columns' windows c, in its order.
+template <SpeedSource kSource>
+HWY_INLINE VF resampled_values(DF df, const SpeedWindow& wy, const float* const* r, const AxisWindows& c, size_t x) {
+  const hn::Rebind<int32_t, DF> di;
+  if constexpr (kSource == SpeedSource::kNearest) {
+    return hn::GatherIndex(df, r[0], hn::LoadU(di, c.idx[0].data() + x));
+  } else if constexpr (kSource == SpeedSource::kBilinear) {
+    // (1-dy)*(1-dx)*r1[x1] + (1-dy)*dx*r1[x2] + dy*(1-dx)*r2[x1] + dy*dx*r2[x2]
+    const VF one = hn::Set(df, 1.0f);
+    const VF dx = hn::LoadU(df, c.w[0].data() + x);
+    const VF ux = hn::Sub(one, dx);
+    const VF dy = hn::Set(df, wy.w[0]);
+    const VF uy = hn::Sub(one, dy);
+    const auto x1 = hn::LoadU(di, c.idx[0].data() + x);
+    const auto x2 = hn::LoadU(di, c.idx[1].data() + x);
+    VF v = hn::Mul(hn::Mul(uy, ux), hn::GatherIndex(df, r[0], x1));
+    v = hn::Add(v, hn::Mul(hn::Mul(uy, dx), hn::GatherIndex(df, r[0], x2)));
+    v = hn::Add(v, hn::Mul(hn::Mul(dy, ux), hn::GatherIndex(df, r[1], x1)));
+    return hn::Add(v, hn::Mul(hn::Mul(dy, dx), hn::GatherIndex(df, r[1], x2)));
+  } else {
+    // value += src * (wx[i] * wy[j]), rows outside, from +0.
+    VF v = hn::Zero(df);
+    for (int j = 0; j < 4; ++j) {
+      const VF wj = hn::Set(df, wy.w[j]);
+      for (int i = 0; i < 4; ++i) {
+        const VF weight = hn::Mul(hn::LoadU(df, c.w[i].data() + x), wj);
+        v = hn::Add(v, hn::Mul(hn::GatherIndex(df, r[j], hn::LoadU(di, c.idx[i].data() + x)), weight));
+      }
+    }
+    return v;
+  }
+}
+
+// The scalar expression of resampled_values at one column.
+template <SpeedSource kSource>
+float resampled_value(const SpeedWindow& wy, const float* const* r, const AxisWindows& c, size_t x) {
+  if constexpr (kSource == SpeedSource::kNearest) {
+    return r[0][c.idx[0][x]];
+  } else if constexpr (kSource == SpeedSource::kBilinear) {
+    const float dx = c.w[0][x], dy = wy.w[0];
+    const int32_t x1 = c.idx[0][x], x2 = c.idx[1][x];
+    return (1 - dy) * (1 - dx) * r[0][x1] + (1 - dy) * dx * r[0][x2] + dy * (1 - dx) * r[1][x1] +
+           dy * dx * r[1][x2];
+  } else {
+    float v = 0;
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i) v += r[j][c.idx[i][x]] * (c.w[i][x] * wy.w[j]);
+    return v;
+  }
+}
+
+// The 1/16 image of the resampled image S (scaled_w x scaled_h) of F:
+// per kept row, acc = sum over taps of t_k * S(x, row of tap k), from +0,
+// lanes over columns; S is formed in lanes where the pass reads it and
+// never stored.
+template <typename T, bool kDiff, SpeedSource kSource>
+void resampled_small_image(const SpeedKernelParams& kp, const PlaneView& a, const PlaneView* b, float* small) {
+  const SpeedGeometry& g = kp.g;
+  const std::vector<float>& taps = kp.antialias;
+  const int fw = static_cast<int>(taps.size());
+  const int r = fw / 2;
+  const int rows_per_window = speed_window_taps(kSource);
+  ImageRows<T, kDiff> image(a, b, kp.sample_divisor);
+  const AxisWindows cols(kSource, g.w, g.scaled_w);
+  std::vector<float> acc(static_cast<size_t>(g.scaled_w));
+  std::vector<SpeedWindow> wy(static_cast<size_t>(fw));
+  std::vector<std::array<const float*, 4>> src(static_cast<size_t>(fw));
+  const DF df;
+  const size_t n = hn::Lanes(df);
+  const size_t width = static_cast<size_t>(g.scaled_w);
+  for (int oy = 0; oy < g.op_h; ++oy) {
+    for (int k = 0; k < fw; ++k) {
+      wy[k] = speed_window(kSource, g.h, g.scaled_h, reflect101(oy * kSpeedDecimation - r + k, g.scaled_h));
+      for (int j = 0; j < rows_per_window; ++j) src[k][j] = image.row(wy[k].idx[j]);
+    }
+    size_t x = 0;
+    for (; x + n <= width; x += n) {
+      VF s = hn::Zero(df);
+      for (int k = 0; k < fw; ++k)
+        s = hn::Add(s, hn::Mul(hn::Set(df, taps[k]), resampled_values<kSource>(df, wy[k], src[k].data(), cols, x)));
+      hn::StoreU(s, df, acc.data() + x);
+    }
+    for (; x < width; ++x) {
+      float s = 0;
+      for (int k = 0; k < fw; ++k) s += taps[k] * resampled_value<kSource>(wy[k], src[k].data(), cols, x);
+      acc[x] = s;
+    }
+    horizontal(taps, g.scaled_w, acc.data(), small + static_cast<size_t>(oy) * g.op_w);
+  }
+}
+
+template <typename T, bool kDiff>
+void small_image(const SpeedKernelParams& kp, SpeedSource source, const PlaneView& a, const PlaneView* b,
+                 float* small) {
+  switch (source) {
+    case SpeedSource::kDirect: return small_image<T, kDiff>(kp, a, b, small);
+    case SpeedSource::kNearest: return resampled_small_image<T, kDiff, SpeedSource::kNearest>(kp, a, b, small);
+    case SpeedSource::kBilinear: return resampled_small_image<T, kDiff, SpeedSource::kBilinear>(kp, a, b, small);
+    case SpeedSource::kBicubic: return resampled_small_image<T, kDiff, SpeedSource::kBicubic>(kp, a, b, small);
+  }
+}
+
 }  // namespace
 
-// Stages 1-3 of an unresampled input into small (op_w x op_h); b is null
-// for speed_chroma.
-void SmallSimd(const SpeedKernelParams& kp, const PlaneView& a, const PlaneView* b, float* small) {
+// Stages 1-3 into small (op_w x op_h) from source (speed_source(kp)); b is
+// null for speed_chroma.
+void SmallSimd(const SpeedKernelParams& kp, SpeedSource source, const PlaneView& a, const PlaneView* b,
+               float* small) {
   if (kp.bpc == 8) {
-    if (b) small_image<uint8_t, true>(kp, a, b, small);
-    else small_image<uint8_t, false>(kp, a, b, small);
+    if (b) small_image<uint8_t, true>(kp, source, a, b, small);
+    else small_image<uint8_t, false>(kp, source, a, b, small);
   } else {
-    if (b) small_image<uint16_t, true>(kp, a, b, small);
-    else small_image<uint16_t, false>(kp, a, b, small);
+    if (b) small_image<uint16_t, true>(kp, source, a, b, small);
+    else small_image<uint16_t, false>(kp, source, a, b, small);
   }
 }
 
@@ -199,27 +373,26 @@ HWY_EXPORT(SmallSimd);
 
 namespace {
 
-void band_simd(const SpeedKernelParams& kp, const PlaneView& a, const PlaneView* b, SpeedBand& band) {
+// Stages 1-5 in SIMD; false (nothing done) for a resampling lanczos4
+// prescale.
+bool band_simd(const SpeedKernelParams& kp, const PlaneView& a, const PlaneView* b, SpeedBand& band) {
+  const std::optional<SpeedSource> source = speed_source(kp);
+  if (!source) return false;
   std::vector<float> small(static_cast<size_t>(kp.g.op_w) * static_cast<size_t>(kp.g.op_h));
-  HWY_DYNAMIC_DISPATCH(SmallSimd)(kp, a, b, small.data());
+  HWY_DYNAMIC_DISPATCH(SmallSimd)(kp, *source, a, b, small.data());
   speed_band_from_small(kp, small.data(), band);
+  return true;
 }
 
 }  // namespace
 
 void speed_band_simd(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band) {
-  if (kp.prescale)
-    speed_band_ref(kp, plane, band);
-  else
-    band_simd(kp, plane, nullptr, band);
+  if (!band_simd(kp, plane, nullptr, band)) speed_band_ref(kp, plane, band);
 }
 
 void speed_difference_band_simd(const SpeedKernelParams& kp, const PlaneView& prev, const PlaneView& cur,
                                 SpeedBand& band) {
-  if (kp.prescale)
-    speed_difference_band_ref(kp, prev, cur, band);
-  else
-    band_simd(kp, prev, &cur, band);
+  if (!band_simd(kp, prev, &cur, band)) speed_difference_band_ref(kp, prev, cur, band);
 }
 
 }  // namespace twinmaf
