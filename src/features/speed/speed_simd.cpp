@@ -25,8 +25,9 @@
 // kept rows' taps read are formed, in lanes inside the vertical pass and
 // never stored: per column the resampler's expression (float_resample.cpp;
 // windows from speed_window, the twin's own per-axis computation, equal to
-// the resampler's) in its order, the source values gathered from F rows
-// converted on first use. Each scaled value is the same float the reference
+// the resampler's) in its order, the source values from F rows converted on
+// first use: gathered, or where a vector's columns lie within two vectors'
+// width, picked from two loads by table lookups. Each scaled value is the same float the reference
 // stores, so the pass's sums are too.
 //
 // Padding (speed_ref.cpp's third case, scaled side rounded up past the
@@ -223,14 +224,22 @@ class ImageRows {
   std::vector<uint8_t> done_;
 };
 
-// speed_window of every output coordinate of an axis, as lanes.
+// speed_window of every output coordinate of an axis, as lanes. For the
+// vector of lanes at x (a multiple of the lane count n), when every column
+// index it reads lies in [base, base + 2n) and base + 2n <= the source
+// width: local, and rel = idx - base, so the values come from two loaded
+// vectors by table lookups instead of a gather (the same floats).
 struct AxisWindows {
-  std::array<std::vector<int32_t>, 4> idx;
+  std::array<std::vector<int32_t>, 4> idx, rel;
   std::array<std::vector<float>, 4> w;
+  std::vector<int32_t> base;
+  std::vector<uint8_t> local;
 
-  AxisWindows(SpeedSource source, int n, int dst) {
+  AxisWindows(SpeedSource source, int n, int dst, size_t lanes) {
+    const int taps = speed_window_taps(source);
     for (int i = 0; i < 4; ++i) {
       idx[i].resize(static_cast<size_t>(dst));
+      rel[i].resize(static_cast<size_t>(dst));
       w[i].resize(static_cast<size_t>(dst));
     }
     for (int x = 0; x < dst; ++x) {
@@ -240,17 +249,46 @@ struct AxisWindows {
         w[i][static_cast<size_t>(x)] = win.w[i];
       }
     }
+    const int span = 2 * static_cast<int>(lanes);
+    for (size_t x = 0; x + lanes <= static_cast<size_t>(dst); x += lanes) {
+      int lo = n, hi = -1;
+      for (int i = 0; i < taps; ++i)
+        for (size_t j = x; j < x + lanes; ++j) {
+          lo = std::min(lo, idx[i][j]);
+          hi = std::max(hi, idx[i][j]);
+        }
+      base.push_back(lo);
+      local.push_back(hi - lo < span && lo + span <= n);
+      for (int i = 0; i < taps; ++i)
+        for (size_t j = x; j < x + lanes; ++j) rel[i][j] = idx[i][j] - lo;
+    }
   }
 };
+
+// Source row values at the columns idx[i] of the lanes at x.
+template <bool kLocal>
+HWY_INLINE VF fetch(DF df, const float* row, const AxisWindows& c, int i, size_t x) {
+  const hn::Rebind<int32_t, DF> di;
+  if constexpr (kLocal) {
+    const size_t n = hn::Lanes(df);
+    const float* p = row + c.base[x / n];
+    const auto rel = hn::LoadU(di, c.rel[i].data() + x);
+    const auto lane = hn::IndicesFromVec(df, hn::And(rel, hn::Set(di, static_cast<int32_t>(n - 1))));
+    const auto first = hn::RebindMask(df, hn::Lt(rel, hn::Set(di, static_cast<int32_t>(n))));
+    return hn::IfThenElse(first, hn::TableLookupLanes(hn::LoadU(df, p), lane),
+                          hn::TableLookupLanes(hn::LoadU(df, p + n), lane));
+  } else {
+    return hn::GatherIndex(df, row, hn::LoadU(di, c.idx[i].data() + x));
+  }
+}
 
 // S(x .. x + lanes, y): float_resample.cpp's per-pixel expression for the
 // window wy of row y (its source rows r[j] = F row wy.idx[j]) and the
 // columns' windows c, in its order.
-template <SpeedSource kSource>
+template <SpeedSource kSource, bool kLocal>
 HWY_INLINE VF resampled_values(DF df, const SpeedWindow& wy, const float* const* r, const AxisWindows& c, size_t x) {
-  const hn::Rebind<int32_t, DF> di;
   if constexpr (kSource == SpeedSource::kNearest) {
-    return hn::GatherIndex(df, r[0], hn::LoadU(di, c.idx[0].data() + x));
+    return fetch<kLocal>(df, r[0], c, 0, x);
   } else if constexpr (kSource == SpeedSource::kBilinear) {
     // (1-dy)*(1-dx)*r1[x1] + (1-dy)*dx*r1[x2] + dy*(1-dx)*r2[x1] + dy*dx*r2[x2]
     const VF one = hn::Set(df, 1.0f);
@@ -258,12 +296,10 @@ HWY_INLINE VF resampled_values(DF df, const SpeedWindow& wy, const float* const*
     const VF ux = hn::Sub(one, dx);
     const VF dy = hn::Set(df, wy.w[0]);
     const VF uy = hn::Sub(one, dy);
-    const auto x1 = hn::LoadU(di, c.idx[0].data() + x);
-    const auto x2 = hn::LoadU(di, c.idx[1].data() + x);
-    VF v = hn::Mul(hn::Mul(uy, ux), hn::GatherIndex(df, r[0], x1));
-    v = hn::Add(v, hn::Mul(hn::Mul(uy, dx), hn::GatherIndex(df, r[0], x2)));
-    v = hn::Add(v, hn::Mul(hn::Mul(dy, ux), hn::GatherIndex(df, r[1], x1)));
-    return hn::Add(v, hn::Mul(hn::Mul(dy, dx), hn::GatherIndex(df, r[1], x2)));
+    VF v = hn::Mul(hn::Mul(uy, ux), fetch<kLocal>(df, r[0], c, 0, x));
+    v = hn::Add(v, hn::Mul(hn::Mul(uy, dx), fetch<kLocal>(df, r[0], c, 1, x)));
+    v = hn::Add(v, hn::Mul(hn::Mul(dy, ux), fetch<kLocal>(df, r[1], c, 0, x)));
+    return hn::Add(v, hn::Mul(hn::Mul(dy, dx), fetch<kLocal>(df, r[1], c, 1, x)));
   } else {
     // value += src * (wx[i] * wy[j]), rows outside, from +0.
     VF v = hn::Zero(df);
@@ -271,11 +307,21 @@ HWY_INLINE VF resampled_values(DF df, const SpeedWindow& wy, const float* const*
       const VF wj = hn::Set(df, wy.w[j]);
       for (int i = 0; i < 4; ++i) {
         const VF weight = hn::Mul(hn::LoadU(df, c.w[i].data() + x), wj);
-        v = hn::Add(v, hn::Mul(hn::GatherIndex(df, r[j], hn::LoadU(di, c.idx[i].data() + x)), weight));
+        v = hn::Add(v, hn::Mul(fetch<kLocal>(df, r[j], c, i, x), weight));
       }
     }
     return v;
   }
+}
+
+// acc at the lanes at x: sum over taps of t_k * S(x, row of tap k), from +0.
+template <SpeedSource kSource, bool kLocal>
+HWY_INLINE VF resampled_sum(DF df, const std::vector<float>& taps, const SpeedWindow* wy,
+                            const std::array<const float*, 4>* src, const AxisWindows& c, size_t x) {
+  VF s = hn::Zero(df);
+  for (size_t k = 0; k < taps.size(); ++k)
+    s = hn::Add(s, hn::Mul(hn::Set(df, taps[k]), resampled_values<kSource, kLocal>(df, wy[k], src[k].data(), c, x)));
+  return s;
 }
 
 // The scalar expression of resampled_values at one column.
@@ -308,12 +354,12 @@ void resampled_small_image(const SpeedKernelParams& kp, const PlaneView& a, cons
   const int r = fw / 2;
   const int rows_per_window = speed_window_taps(kSource);
   ImageRows<T, kDiff> image(a, b, kp.sample_divisor);
-  const AxisWindows cols(kSource, g.w, g.scaled_w);
+  const DF df;
+  const size_t n = hn::Lanes(df);
+  const AxisWindows cols(kSource, g.w, g.scaled_w, n);
   std::vector<float> acc(static_cast<size_t>(g.scaled_w));
   std::vector<SpeedWindow> wy(static_cast<size_t>(fw));
   std::vector<std::array<const float*, 4>> src(static_cast<size_t>(fw));
-  const DF df;
-  const size_t n = hn::Lanes(df);
   const size_t width = static_cast<size_t>(g.scaled_w);
   for (int oy = 0; oy < g.op_h; ++oy) {
     for (int k = 0; k < fw; ++k) {
@@ -322,9 +368,8 @@ void resampled_small_image(const SpeedKernelParams& kp, const PlaneView& a, cons
     }
     size_t x = 0;
     for (; x + n <= width; x += n) {
-      VF s = hn::Zero(df);
-      for (int k = 0; k < fw; ++k)
-        s = hn::Add(s, hn::Mul(hn::Set(df, taps[k]), resampled_values<kSource>(df, wy[k], src[k].data(), cols, x)));
+      const VF s = cols.local[x / n] ? resampled_sum<kSource, true>(df, taps, wy.data(), src.data(), cols, x)
+                                     : resampled_sum<kSource, false>(df, taps, wy.data(), src.data(), cols, x);
       hn::StoreU(s, df, acc.data() + x);
     }
     for (; x < width; ++x) {
