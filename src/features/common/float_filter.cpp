@@ -75,21 +75,30 @@ std::vector<float> vif_gaussian_filter(int scale, float kernelscale) {
   return gaussian_taps(size, static_cast<float>(size) / 5.0f);
 }
 
-void filter_horizontal(std::span<const float> taps, int w, int step, const float* acc, float* out) {
+FilterInterior filter_horizontal_interior(int taps, int w, int step) {
+  const int r = taps / 2;
+  return {(r + step - 1) / step, std::min(w / step, (w - 1 - r) / step + 1)};
+}
+
+void filter_horizontal_edges(std::span<const float> taps, int w, int step, const float* acc, float* out) {
   const int fw = static_cast<int>(taps.size());
   const int r = fw / 2;
   TWINMAF_DASSERT(fw % 2 == 1 && step >= 1 && r <= w - 1);
-  const int ow = w / step;
-  // Outputs whose taps stay inside the row: [lo, hi).
-  const int lo = (r + step - 1) / step;
-  const int hi = std::min(ow, (w - 1 - r) / step + 1);
-  for (int ox = 0; ox < ow; ++ox) {
-    if (ox >= lo && ox < hi) continue;
+  const FilterInterior in = filter_horizontal_interior(fw, w, step);
+  for (int ox = 0; ox < w / step; ++ox) {
+    if (ox >= in.lo && ox < in.hi) continue;
     const int x = ox * step;
     float a = 0;
     for (int k = 0; k < fw; ++k) a += taps[k] * acc[reflect101(x - r + k, w)];
     out[ox] = a;
   }
+}
+
+void filter_horizontal(std::span<const float> taps, int w, int step, const float* acc, float* out) {
+  const int fw = static_cast<int>(taps.size());
+  const int r = fw / 2;
+  filter_horizontal_edges(taps, w, step, acc, out);
+  const auto [lo, hi] = filter_horizontal_interior(fw, w, step);
   for (int ox = lo; ox < hi; ++ox) out[ox] = 0;
   for (int k = 0; k < fw; ++k) {
     const float t = taps[k];

@@ -83,6 +83,15 @@ void filter_vertical(std::span<const float> taps, int w, int h, int y, const Row
 // k of taps[k] * acc[reflect101(ox * step - r + k, w)] for ox < w / step.
 void filter_horizontal(std::span<const float> taps, int w, int step, const float* acc, float* out);
 
+// The outputs of filter_horizontal (taps taps) whose taps all lie inside the
+// row, [lo, hi) (possibly empty): no reflection there.
+struct FilterInterior {
+  int lo, hi;
+};
+FilterInterior filter_horizontal_interior(int taps, int w, int step);
+// filter_horizontal's outputs outside filter_horizontal_interior only.
+void filter_horizontal_edges(std::span<const float> taps, int w, int step, const float* acc, float* out);
+
 // Output row oy of the separable filter of a w x h image given row by row
 // (rows as for filter_vertical): out[ox] for ox < w / step is the filtered
 // image at (oy * step, ox * step). `scratch` holds 2 * w floats. Requires

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/hd_math.h"
+#include "base/simd.h"
 #include "features/common/float_filter.h"
 
 namespace twinmaf {
@@ -184,9 +185,10 @@ class SpeedChroma final : public SpeedExtractor {
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
     auto& t = down_cast<SpeedChromaTerms&>(terms);
+    const auto band = simd_enabled() ? &speed_band_simd : &speed_band_ref;
     for (int c = 0; c < 2; ++c) {
-      speed_band_ref(kp_, in.ref->plane(1 + c), t.band[2 * c]);
-      speed_band_ref(kp_, in.dis->plane(1 + c), t.band[2 * c + 1]);
+      band(kp_, in.ref->plane(1 + c), t.band[2 * c]);
+      band(kp_, in.dis->plane(1 + c), t.band[2 * c + 1]);
     }
     return ok_status();
   }
@@ -254,9 +256,9 @@ class SpeedTemporal final : public SpeedExtractor {
     if (!prev_ref || !prev_dis)
       TWINMAF_FAIL(kInternal, "speed_temporal: frame {} arrived without frame {}", in.index,
                    in.index - 1);
-    speed_difference_band_ref(kp_, prev_ref->plane(0), in.ref->plane(0), t.band[0]);
-    speed_difference_band_ref(kp_, prev_dis->plane(0),
-                              (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.band[1]);
+    const auto band = simd_enabled() ? &speed_difference_band_simd : &speed_difference_band_ref;
+    band(kp_, prev_ref->plane(0), in.ref->plane(0), t.band[0]);
+    band(kp_, prev_dis->plane(0), (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.band[1]);
     return ok_status();
   }
 
@@ -288,6 +290,19 @@ const SpeedKernelParams& speed_kernel_params(const Extractor& configured) {
   return down_cast<const SpeedExtractor&>(configured).kernels();
 }
 
+std::optional<SpeedSource> speed_source(const SpeedKernelParams& kp) {
+  const SpeedGeometry& g = kp.g;
+  // resample_plane copies equal sizes whatever the method.
+  if (!kp.prescale || (g.scaled_w == g.w && g.scaled_h == g.h)) return SpeedSource::kDirect;
+  switch (kp.method) {
+    case ResampleMethod::kNearest: return SpeedSource::kNearest;
+    case ResampleMethod::kBilinear: return SpeedSource::kBilinear;
+    case ResampleMethod::kBicubic: return SpeedSource::kBicubic;
+    case ResampleMethod::kLanczos4: break;
+  }
+  return std::nullopt;
+}
+
 Result<SpeedLaunch> speed_twin_launch(std::string_view feature, const SpeedKernelParams& kp, bool temporal) {
   const SpeedGeometry& g = kp.g;
   SpeedLaunch l;
@@ -303,19 +318,13 @@ Result<SpeedLaunch> speed_twin_launch(std::string_view feature, const SpeedKerne
   l.inverse = 1.0f / kp.sample_divisor;  // a power of two: exact
   l.difference = temporal;
   l.images = temporal ? 2 : 4;
-  // resample_plane copies equal sizes whatever the method.
-  if (kp.prescale && (g.scaled_w != g.w || g.scaled_h != g.h)) {
-    switch (kp.method) {
-      case ResampleMethod::kNearest: l.source = SpeedSource::kNearest; break;
-      case ResampleMethod::kBilinear: l.source = SpeedSource::kBilinear; break;
-      case ResampleMethod::kBicubic: l.source = SpeedSource::kBicubic; break;
-      case ResampleMethod::kLanczos4:
-        TWINMAF_FAIL(kUnsupported,
-                     "{}: speed_prescale_method lanczos4 has no CUDA twin (its weights call libm sin, which the "
-                     "device cannot reproduce bit for bit)",
-                     feature);
-    }
-  }
+  const std::optional<SpeedSource> source = speed_source(kp);
+  if (!source)
+    TWINMAF_FAIL(kUnsupported,
+                 "{}: speed_prescale_method lanczos4 has no CUDA twin (its weights call libm sin, which the "
+                 "device cannot reproduce bit for bit)",
+                 feature);
+  l.source = *source;
   if (kp.antialias.size() > size_t(kSpeedMaxAntialiasTaps) || kp.local_mean.size() > size_t(kSpeedMaxLocalMeanTaps))
     TWINMAF_FAIL(kInternal, "{} twin: {} and {} taps exceed the kernels' {} and {}", feature, kp.antialias.size(),
                  kp.local_mean.size(), kSpeedMaxAntialiasTaps, kSpeedMaxLocalMeanTaps);

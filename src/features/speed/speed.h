@@ -85,6 +85,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/picture.h"
@@ -140,6 +141,12 @@ struct SpeedKernelParams {
   std::vector<float> local_mean;  // stage 4 taps
 };
 
+// How stages 1-2 give the scaled_w x scaled_h image the anti-alias pass
+// filters (speed_math.h's SpeedSource; kDirect also for a prescale that keeps
+// the size, which resample_plane copies); nullopt for a resampling lanczos4
+// prescale (its weights call libm sin).
+std::optional<SpeedSource> speed_source(const SpeedKernelParams& kp);
+
 // Stage 5 of one image: trunc_w x trunc_h floats, row-major.
 using SpeedBand = std::vector<float>;
 
@@ -172,6 +179,17 @@ void speed_band_ref(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBa
 // Band of prev - cur (same size and bpc).
 void speed_difference_band_ref(const SpeedKernelParams& kp, const PlaneView& prev,
                                const PlaneView& cur, SpeedBand& band);
+// Stages 4-5 from the 1/16 image (op_w x op_h floats, row-major): every
+// CPU kernel's own.
+void speed_band_from_small(const SpeedKernelParams& kp, const float* small, SpeedBand& band);
+
+// SIMD kernels (speed_simd.cpp, Highway): the bands of the references bit for
+// bit (tests/simd). Stages 1-3 are vectorised (only the scaled rows the
+// anti-alias pass reads are resampled); a resampling lanczos4 prescale runs
+// the reference. compute() runs them when simd_enabled().
+void speed_band_simd(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band);
+void speed_difference_band_simd(const SpeedKernelParams& kp, const PlaneView& prev,
+                                const PlaneView& cur, SpeedBand& band);
 
 // finish, stages 6-7.
 struct SpeedBlockStats {

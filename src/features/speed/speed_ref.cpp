@@ -89,8 +89,15 @@ void band_of(const SpeedKernelParams& kp, const Rows& rows, SpeedBand& band) {
     filter_separable(kp.antialias, g.scaled_w, g.scaled_h, kSpeedDecimation, padded, small.data(),
                      g.op_w, scratch.data());
   }
-  std::vector<float> mean(op);
-  filter_plane(kp.local_mean, small.data(), g.op_w, g.op_w, g.op_h, mean.data(), g.op_w);
+  speed_band_from_small(kp, small.data(), band);
+}
+
+}  // namespace
+
+void speed_band_from_small(const SpeedKernelParams& kp, const float* small, SpeedBand& band) {
+  const SpeedGeometry& g = kp.g;
+  std::vector<float> mean(static_cast<size_t>(g.op_w) * static_cast<size_t>(g.op_h));
+  filter_plane(kp.local_mean, small, g.op_w, g.op_w, g.op_h, mean.data(), g.op_w);
   band.resize(g.band_size());
   for (int y = 0; y < g.trunc_h; ++y)
     for (int x = 0; x < g.trunc_w; ++x) {
@@ -98,8 +105,6 @@ void band_of(const SpeedKernelParams& kp, const Rows& rows, SpeedBand& band) {
       band[static_cast<size_t>(y) * g.trunc_w + x] = small[i] - mean[i];
     }
 }
-
-}  // namespace
 
 void speed_band_ref(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band) {
   if (kp.bpc == 8)
