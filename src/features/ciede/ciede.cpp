@@ -6,6 +6,8 @@
 #include <mutex>
 #include <vector>
 
+#include "base/simd.h"
+
 namespace twinmaf {
 
 namespace {
@@ -38,7 +40,8 @@ class Ciede final : public Extractor {
       }
     }
     if (!labs) labs = std::make_unique<CiedeLabCache>(bpc_, static_cast<size_t>(w_) * static_cast<size_t>(h_));
-    down_cast<CiedeTerms&>(terms).de00_sum = ciede_sum_ref(*in.ref, *in.dis, *labs);
+    down_cast<CiedeTerms&>(terms).de00_sum =
+        ciede_sum(*in.ref, *in.dis, *labs, simd_enabled() ? ciede_de00_row_simd : ciede_de00_row_ref);
     std::lock_guard<std::mutex> lock(caches_mu_);
     idle_caches_.push_back(std::move(labs));
     return ok_status();

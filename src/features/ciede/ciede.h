@@ -129,9 +129,26 @@ class CiedeLabCache {
   int shift_ = 0;
 };
 
-// CPU reference: S for one frame, Lab colours through `labs`; pixels whose
-// two triples are equal add +0 and are skipped.
-double ciede_sum_ref(const Picture& ref, const Picture& dis, CiedeLabCache& labs);
+// n colour pairs as arrays: pair k is the reference colour (l[0][k], a[0][k],
+// b[0][k]) and the distorted one (l[1][k], a[1][k], b[1][k]).
+struct CiedeLabPairs {
+  const float* l[2];
+  const float* a[2];
+  const float* b[2];
+};
+// de00[k] = ciede_de00 of pair k, k < n.
+using CiedeDe00Row = void (*)(const CiedeLabPairs& pairs, size_t n, float* de00);
+// The reference: ciede_de00 itself per pair.
+void ciede_de00_row_ref(const CiedeLabPairs& pairs, size_t n, float* de00);
+// Highway (ciede_simd.cpp), dispatched to the best target base/simd.h
+// allows: the arithmetic in lanes, the libm calls per lane (ciede_math.h);
+// equal to the reference on every input and target (tests/simd).
+void ciede_de00_row_simd(const CiedeLabPairs& pairs, size_t n, float* de00);
+
+// S for one frame, Lab colours through `labs`, each row's differing pixels'
+// dE00 by `de00_row`; pixels whose two triples are equal add +0 and are
+// skipped. The extractor passes ciede_de00_row_simd when simd_enabled().
+double ciede_sum(const Picture& ref, const Picture& dis, CiedeLabCache& labs, CiedeDe00Row de00_row);
 
 // finish: the score from S for a w x h luma grid.
 double ciede_score(double de00_sum, int w, int h);
