@@ -109,8 +109,8 @@ TEST(CiedeSimd, FramesEqualReference) {
             const VideoFormat f{w, h, fmt, bpc};
             const test::Pair pic = test::make_pair(f, noise, ++seed);
             CiedeLabCache labs_ref(bpc, static_cast<size_t>(w) * h), labs_simd(bpc, static_cast<size_t>(w) * h);
-            const double want = ciede_sum(*pic.ref, *pic.dis, labs_ref, ciede_de00_row_ref);
-            const double got = ciede_sum(*pic.ref, *pic.dis, labs_simd, ciede_de00_row_simd);
+            const double want = ciede_sum(*pic.ref, *pic.dis, labs_ref, nullptr, ciede_de00_row_ref);
+            const double got = ciede_sum(*pic.ref, *pic.dis, labs_simd, nullptr, ciede_de00_row_simd);
             ASSERT_EQ(std::bit_cast<uint64_t>(got), std::bit_cast<uint64_t>(want))
                 << "ciede_sum_" << target << ": " << w << "x" << h << " " << pix_fmt_name(fmt) << " bpc " << bpc
                 << " seed " << seed;
