@@ -135,57 +135,73 @@ TEST(Ciede, ExtractorEqualsTheDefinitionEveryLayoutAndDepth) {
 }
 
 TEST(Ciede, RepeatedTriplesAndEqualPixels) {
-  // A few distinct triples repeated over a large frame (the cache's hits and
-  // collisions), half the pixels equal in both pictures (the skip).
-  const VideoFormat f{300, 200, PixFmt::k444, 10};
-  Picture ref(f, host_allocator()), dis(f, host_allocator());
-  test::SplitMix64 rng(7);
-  for (int p = 0; p < 3; ++p)
-    for (int y = 0; y < f.h; ++y)
-      for (int x = 0; x < f.w; ++x) {
-        const uint16_t a = static_cast<uint16_t>(64 + 37 * ((x / 3 + y / 5 + p) % 23));
-        const uint16_t b = (rng.next() & 1) ? a : static_cast<uint16_t>(a + (rng.next() % 9) - 4);
-        std::memcpy(ref.mutable_data(p) + y * ref.stride(p) + 2 * x, &a, 2);
-        std::memcpy(dis.mutable_data(p) + y * dis.stride(p) + 2 * x, &b, 2);
-      }
-  const CiedeRun r = run_ciede(ref, dis);
-  ASSERT_TRUE(r.init.ok());
-  EXPECT_EQ(bits(r.sum), bits(direct_sum(ref, dis)));
-  EXPECT_GT(r.sum, 0.0);
+  // A few distinct triples repeated over a large frame (the caches' hits and
+  // collisions: Lab colours, and at 8 bit the pairs' dE00), half the pixels
+  // equal in both pictures (the skip).
+  for (int bpc : {8, 10}) {
+    const VideoFormat f{300, 200, PixFmt::k444, bpc};
+    Picture ref(f, host_allocator()), dis(f, host_allocator());
+    test::SplitMix64 rng(7);
+    const int step = bpc == 8 ? 9 : 37;
+    const auto set = [](Picture& pic, int p, int x, int y, uint16_t v) {
+      uint8_t* row = pic.mutable_data(p) + y * pic.stride(p);
+      if (pic.format().bpc == 8)
+        row[x] = static_cast<uint8_t>(v);
+      else
+        std::memcpy(row + 2 * x, &v, 2);
+    };
+    for (int p = 0; p < 3; ++p)
+      for (int y = 0; y < f.h; ++y)
+        for (int x = 0; x < f.w; ++x) {
+          const uint16_t a = static_cast<uint16_t>(16 + step * ((x / 3 + y / 5 + p) % 23));
+          const uint16_t b = (rng.next() & 1) ? a : static_cast<uint16_t>(a + (rng.next() % 9) - 4);
+          set(ref, p, x, y, a);
+          set(dis, p, x, y, b);
+        }
+    const CiedeRun r = run_ciede(ref, dis);
+    ASSERT_TRUE(r.init.ok());
+    EXPECT_EQ(bits(r.sum), bits(direct_sum(ref, dis))) << "bpc " << bpc;
+    EXPECT_GT(r.sum, 0.0);
+  }
 }
 
 TEST(Ciede, FramesOnSeveralThreadsShareLabCaches) {
-  // One extractor, frames computed concurrently and in turn: each borrows a
-  // cache that earlier frames (of other content) filled.
-  const VideoFormat f{96, 40, PixFmt::k420, 10};
-  const FeatureSpec& spec = ciede_feature_spec();
-  auto opts = Options::parse("ciede", spec.options, OptionDict{});
-  ASSERT_TRUE(opts.ok());
-  auto ext = spec.create(*opts);
-  ASSERT_TRUE(ext.ok());
-  ASSERT_TRUE((*ext)->init(f).ok());
-  constexpr int kFrames = 12;
-  std::vector<SeededPair> pairs;
-  for (int i = 0; i < kFrames; ++i)
-    pairs.push_back(make_seeded_pair(f, i % 2 ? PairNoise::kSmall : PairNoise::kMix, 40 + static_cast<uint64_t>(i)));
-  std::vector<double> sums(kFrames);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 3; ++t)
-    threads.emplace_back([&, t] {
-      for (int i = t; i < kFrames; i += 3) {
-        auto terms = (*ext)->make_terms();
-        FrameInput in;
-        in.index = static_cast<unsigned>(i);
-        in.ref = pairs[static_cast<size_t>(i)].ref.get();
-        in.dis = pairs[static_cast<size_t>(i)].dis.get();
-        EXPECT_TRUE((*ext)->compute(in, *terms).ok());
-        sums[static_cast<size_t>(i)] = static_cast<const CiedeTerms&>(*terms).de00_sum;
-      }
-    });
-  for (std::thread& t : threads) t.join();
-  for (int i = 0; i < kFrames; ++i) {
-    const SeededPair& p = pairs[static_cast<size_t>(i)];
-    EXPECT_EQ(bits(sums[static_cast<size_t>(i)]), bits(direct_sum(*p.ref, *p.dis))) << "frame " << i;
+  // One extractor, frames computed concurrently and in turn: each borrows
+  // caches that earlier frames (of other content) filled.
+  for (int bpc : {8, 10}) {
+    const VideoFormat f{96, 40, PixFmt::k420, bpc};
+    const FeatureSpec& spec = ciede_feature_spec();
+    auto opts = Options::parse("ciede", spec.options, OptionDict{});
+    ASSERT_TRUE(opts.ok());
+    auto ext = spec.create(*opts);
+    ASSERT_TRUE(ext.ok());
+    ASSERT_TRUE((*ext)->init(f).ok());
+    constexpr int kFrames = 12;
+    std::vector<SeededPair> pairs;
+    // Frames 8..11 repeat 0..3: pairs met in an earlier frame.
+    for (int i = 0; i < kFrames; ++i)
+      pairs.push_back(
+          make_seeded_pair(f, i % 2 ? PairNoise::kSmall : PairNoise::kMix, 40 + static_cast<uint64_t>(i % 8)));
+    std::vector<double> sums(kFrames);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = t; i < kFrames; i += 3) {
+          auto terms = (*ext)->make_terms();
+          FrameInput in;
+          in.index = static_cast<unsigned>(i);
+          in.ref = pairs[static_cast<size_t>(i)].ref.get();
+          in.dis = pairs[static_cast<size_t>(i)].dis.get();
+          EXPECT_TRUE((*ext)->compute(in, *terms).ok());
+          sums[static_cast<size_t>(i)] = static_cast<const CiedeTerms&>(*terms).de00_sum;
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    for (int i = 0; i < kFrames; ++i) {
+      const SeededPair& p = pairs[static_cast<size_t>(i)];
+      EXPECT_EQ(bits(sums[static_cast<size_t>(i)]), bits(direct_sum(*p.ref, *p.dis)))
+          << "bpc " << bpc << " frame " << i;
+    }
   }
 }
 

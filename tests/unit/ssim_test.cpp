@@ -512,30 +512,6 @@ TEST(FloatMsSsim, OptionsAndSpec) {
   EXPECT_EQ(find_feature_providing("float_ms_ssim"), &spec);
 }
 
-// Every CPU variant this machine runs (baseline, AVX2, AVX-512 on x86-64)
-// gives the definition's bits; the last one listed is the default.
-TEST(Ssim, EveryCpuVariantMatchesDefinition) {
-  const std::vector<SsimCpuVariant> variants = ssim_cpu_variants();
-  ASSERT_FALSE(variants.empty());
-  EXPECT_EQ(variants.front(), SsimCpuVariant::kBaseline);
-  for (SsimCpuVariant v : variants) {
-    ASSERT_TRUE(ssim_select_cpu_variant(v));
-    const std::string what = "variant " + std::to_string(static_cast<int>(v)) + " ";
-    for (int scale : {1, 3}) {
-      const VideoFormat f{97, 61, PixFmt::k444, 10};
-      const Pair p = make_pair(f, Noise::kSmallDelta, 40 + static_cast<uint64_t>(scale));
-      const std::string sc = std::to_string(scale);
-      const ExtractorRun r = run(float_ssim_feature_spec(), dict({{"scale", sc.c_str()}, {"enable_lcs", "true"}}), p);
-      expect_outputs(r, float_ssim_definition(p, scale, true), what + describe(f, 40) + " scale " + sc);
-    }
-    const VideoFormat f{181, 178, PixFmt::k420, 16};
-    const Pair p = make_pair(f, Noise::kFull, 44);
-    const ExtractorRun r = run(float_ms_ssim_feature_spec(), dict({{"enable_lcs", "true"}}), p);
-    expect_outputs(r, float_ms_ssim_definition(p, true), what + describe(f, 44));
-  }
-  ASSERT_TRUE(ssim_select_cpu_variant(variants.back()));
-}
-
 TEST(Ssim, LowPassTableIsSymmetricAndNormalised) {
   const float* k = ms_ssim_lpf_kernel();
   double sum = 0;

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <vector>
 
+#include "base/simd.h"
+
 namespace twinmaf {
 
 namespace {
@@ -27,20 +29,25 @@ class Ciede final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<CiedeTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    // Frames run concurrently; each borrows a Lab cache, which keeps its
-    // colours from frame to frame.
-    std::unique_ptr<CiedeLabCache> labs;
+    // Frames run concurrently; each borrows a set of caches, which keep their
+    // colours and pairs from frame to frame.
+    std::unique_ptr<Caches> c;
     {
       std::lock_guard<std::mutex> lock(caches_mu_);
       if (!idle_caches_.empty()) {
-        labs = std::move(idle_caches_.back());
+        c = std::move(idle_caches_.back());
         idle_caches_.pop_back();
       }
     }
-    if (!labs) labs = std::make_unique<CiedeLabCache>(bpc_, static_cast<size_t>(w_) * static_cast<size_t>(h_));
-    down_cast<CiedeTerms&>(terms).de00_sum = ciede_sum_ref(*in.ref, *in.dis, *labs);
+    if (!c) {
+      const size_t pixels = static_cast<size_t>(w_) * static_cast<size_t>(h_);
+      c = std::make_unique<Caches>(CiedeLabCache(bpc_, pixels),
+                                   bpc_ == 8 ? std::make_unique<CiedePairCache>(pixels) : nullptr);
+    }
+    down_cast<CiedeTerms&>(terms).de00_sum = ciede_sum(*in.ref, *in.dis, c->labs, c->pairs.get(),
+                                                       simd_enabled() ? ciede_de00_row_simd : ciede_de00_row_ref);
     std::lock_guard<std::mutex> lock(caches_mu_);
-    idle_caches_.push_back(std::move(labs));
+    idle_caches_.push_back(std::move(c));
     return ok_status();
   }
 
@@ -52,8 +59,12 @@ class Ciede final : public Extractor {
   int w_ = 0;
   int h_ = 0;
   int bpc_ = 8;
+  struct Caches {
+    CiedeLabCache labs;
+    std::unique_ptr<CiedePairCache> pairs;  // 8 bit only
+  };
   mutable std::mutex caches_mu_;
-  mutable std::vector<std::unique_ptr<CiedeLabCache>> idle_caches_;
+  mutable std::vector<std::unique_ptr<Caches>> idle_caches_;
 };
 
 }  // namespace

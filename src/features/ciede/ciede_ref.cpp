@@ -5,16 +5,14 @@
 // and nowhere else.
 #include <bit>
 #include <cmath>
-#include <numbers>
 #include <vector>
 
 #include "features/ciede/ciede.h"
+#include "features/ciede/ciede_math.h"
 
 namespace twinmaf {
 
 namespace {
-
-constexpr double kPi = std::numbers::pi;  // M_PI
 
 // pow(x, 2) of a float promoted to double: exact, as GCC folds it.
 double sq(double x) { return x * x; }
@@ -29,47 +27,6 @@ double linearize(double c) {
 float lab_f(double t) {
   if (t > 216.0 / 24389.0) return static_cast<float>(std::pow(t, 1.0 / 3.0));
   return static_cast<float>(((24389.0 / 27.0) * t + 16.0) * (1.0 / 116.0));
-}
-
-// Hue angle in [0, 2pi) of (a, b) = (y, x); 0 at the origin.
-float hue_angle(float x, float y) {
-  if (x == 0.0f && y == 0.0f) return 0.0f;
-  float h = static_cast<float>(std::atan2(static_cast<double>(x), static_cast<double>(y)));
-  if (h < 0.0f) h = static_cast<float>(h + 2. * kPi);
-  return h;
-}
-
-// Delta h' (radians), 0 where either chroma (unprimed, as libvmaf) is 0.
-float delta_hue(float c1, float c2, float h1, float h2) {
-  if (c1 == 0.0f || c2 == 0.0f) return 0.0f;
-  if (std::fabs(h1 - h2) <= kPi) return h2 - h1;  // fabsf, compared in double
-  if (h2 <= h1) return static_cast<float>((h2 - h1) + 2. * kPi);
-  return static_cast<float>((h2 - h1) - 2. * kPi);
-}
-
-// Mean hue H-bar'.
-float mean_hue(float h1, float h2) {
-  const float s = h1 + h2;
-  if (std::fabs(h1 - h2) > kPi) return static_cast<float>((s + 2.0 * kPi) / 2.0);
-  return static_cast<float>(s / 2.0);
-}
-
-float hue_weight_t(float hb) {
-  const double h = hb;
-  return static_cast<float>(1.0 - 0.17 * std::cos(h - kPi / 6.0) + 0.24 * std::cos(2.0 * h) +
-                            0.32 * std::cos(3.0 * h + kPi / 30.0) - 0.20 * std::cos(4.0 * h - 7.0 * kPi / 20.0));
-}
-
-// R_T: the rotation term.
-float rotation(float c_bar_prime, float hb) {
-  const float deg = static_cast<float>(hb * (180.0 / kPi));
-  const float x = static_cast<float>((deg - 275.0) * (1.0 / 25.0));
-  const float c7 = ::powf(c_bar_prime, 7.0f);
-  const double root = std::sqrt(static_cast<double>(c7 / (c7 + ::powf(25.0f, 7.0f))));
-  // libvmaf converts 60 exp(-x^2) (degrees) to float, then to radians as float.
-  const float theta_deg = static_cast<float>(60.0 * std::exp(static_cast<double>(-(x * x))));
-  const float theta = static_cast<float>(theta_deg * (kPi / 180.0));
-  return static_cast<float>(-2.0 * root * std::sin(static_cast<double>(theta)));
 }
 
 }  // namespace
@@ -105,7 +62,7 @@ float ciede_de00(const CiedeLab& c1, const CiedeLab& c2) {
   const float c_bar = (ch1 + ch2) / 2;
   // libvmaf calls pow(c_bar, 7) four times; one call gives the same value.
   const double c_bar7 = std::pow(static_cast<double>(c_bar), 7.0);
-  const double g = 1 - std::sqrt(c_bar7 / (c_bar7 + std::pow(25.0, 7.0)));
+  const double g = 1 - std::sqrt(c_bar7 / (c_bar7 + ciede::pow25_7()));
   const float ap1 = static_cast<float>(c1.a + (c1.a / 2) * g);
   const float ap2 = static_cast<float>(c2.a + (c2.a / 2) * g);
   const float cp1 = static_cast<float>(std::sqrt(sq(ap1) + sq(c1.b)));
@@ -115,14 +72,10 @@ float ciede_de00(const CiedeLab& c1, const CiedeLab& c2) {
   const float lm = l_bar - 50;
   const float s_l = static_cast<float>(1. + ((0.015 * sq(lm)) / std::sqrt(20 + sq(lm))));
   const float s_c = static_cast<float>(1. + 0.045 * cbp);
-  const float hp1 = hue_angle(c1.b, ap1);
-  const float hp2 = hue_angle(c2.b, ap2);
-  const float dhp = delta_hue(ch1, ch2, hp1, hp2);
-  const float d_hue = static_cast<float>(2.0 * std::sqrt(static_cast<double>(cp1 * cp2)) * std::sin(dhp / 2.0));
-  const float hb = mean_hue(hp1, hp2);
-  const float t = hue_weight_t(hb);
-  const float s_h = static_cast<float>(1.0 + 0.015 * cbp * t);
-  const float r_t = rotation(cbp, hb);
+  const ciede::HueTerms ht = ciede::hue_terms(c1.b, ap1, ch1, c2.b, ap2, ch2, cbp);
+  const float d_hue = static_cast<float>(2.0 * std::sqrt(static_cast<double>(cp1 * cp2)) * ht.sin_half_dhp);
+  const float s_h = static_cast<float>(1.0 + 0.015 * cbp * ht.t);
+  const float r_t = ciede::rotation(ht.c7, ht.sin_theta);
   const float lightness = dl / (k_l * s_l);
   const float chroma = dcp / (k_c * s_c);
   const float hue = d_hue / (k_h * s_h);
@@ -184,29 +137,62 @@ void pixel_rows(const Picture& pic, int i, uint16_t* y, uint16_t* u, uint16_t* v
 }
 
 template <typename T>
-double sum_frame(const Picture& ref, const Picture& dis, CiedeLabCache& labs) {
+double sum_frame(const Picture& ref, const Picture& dis, CiedeLabCache& labs, CiedePairCache* pairs,
+                 CiedeDe00Row de00_row) {
   const VideoFormat& f = ref.format();
   const size_t w = static_cast<size_t>(f.w);
   std::vector<uint16_t> rows(6 * w);
   uint16_t* const r[3] = {rows.data(), rows.data() + w, rows.data() + 2 * w};
   uint16_t* const d[3] = {rows.data() + 3 * w, rows.data() + 4 * w, rows.data() + 5 * w};
+  // The row's dE00 in order; the pixels to compute (their place in `de`,
+  // pair key, Lab columns: l, a, b of the reference colours, then of the
+  // distorted) and their results.
+  std::vector<float> de(w), lab(6 * w), fresh(w);
+  std::vector<size_t> place(w);
+  std::vector<uint64_t> keys(w);
+  float* const col[6] = {lab.data(),         lab.data() + w,     lab.data() + 2 * w,
+                         lab.data() + 3 * w, lab.data() + 4 * w, lab.data() + 5 * w};
+  const CiedeLabPairs todo{{col[0], col[3]}, {col[1], col[4]}, {col[2], col[5]}};
+  const auto put = [&col](int side, size_t k, const CiedeLab& c) {
+    col[3 * side][k] = c.l;
+    col[3 * side + 1][k] = c.a;
+    col[3 * side + 2][k] = c.b;
+  };
+  const auto key_at = [&r, &d](size_t j) {
+    return CiedePairCache::key_of({r[0][j], r[1][j], r[2][j]}, {d[0][j], d[1][j], d[2][j]});
+  };
   constexpr size_t kAhead = 8;  // pixels ahead: about 1.5 us of work, well past a memory miss
   double sum = 0;
   for (int i = 0; i < f.h; ++i) {
     pixel_rows<T>(ref, i, r[0], r[1], r[2]);
     pixel_rows<T>(dis, i, d[0], d[1], d[2]);
+    size_t n = 0, m = 0;  // differing pixels, of which to compute
     for (size_t j = 0; j < w; ++j) {
       if (j + kAhead < w) {
+        if (pairs) pairs->prefetch(key_at(j + kAhead));
         labs.prefetch(r[0][j + kAhead], r[1][j + kAhead], r[2][j + kAhead]);
         labs.prefetch(d[0][j + kAhead], d[1][j + kAhead], d[2][j + kAhead]);
       }
       // Equal triples give equal Lab colours, whose dE00 is +0: adding it
       // leaves the sum (never -0) unchanged.
       if (r[0][j] == d[0][j] && r[1][j] == d[1][j] && r[2][j] == d[2][j]) continue;
-      const CiedeLab a = labs.get(r[0][j], r[1][j], r[2][j]);
-      const CiedeLab b = labs.get(d[0][j], d[1][j], d[2][j]);
-      sum += ciede_de00(a, b);
+      if (pairs) {
+        keys[m] = key_at(j);
+        if (const float* hit = pairs->find(keys[m])) {
+          de[n++] = *hit;
+          continue;
+        }
+      }
+      put(0, m, labs.get(r[0][j], r[1][j], r[2][j]));
+      put(1, m, labs.get(d[0][j], d[1][j], d[2][j]));
+      place[m++] = n++;
     }
+    de00_row(todo, m, fresh.data());
+    for (size_t k = 0; k < m; ++k) {
+      de[place[k]] = fresh[k];
+      if (pairs) pairs->put(keys[k], fresh[k]);
+    }
+    for (size_t k = 0; k < n; ++k) sum += de[k];
   }
   return sum;
 }
@@ -227,8 +213,22 @@ CiedeLabCache::CiedeLabCache(int bpc, size_t pixels) : k_(ciede_levels(bpc)) {
   shift_ = 64 - std::countr_zero(n);
 }
 
-double ciede_sum_ref(const Picture& ref, const Picture& dis, CiedeLabCache& labs) {
-  return ref.format().bpc > 8 ? sum_frame<uint16_t>(ref, dis, labs) : sum_frame<uint8_t>(ref, dis, labs);
+void ciede_de00_row_ref(const CiedeLabPairs& p, size_t n, float* de00) {
+  for (size_t k = 0; k < n; ++k)
+    de00[k] = ciede_de00({p.l[0][k], p.a[0][k], p.b[0][k]}, {p.l[1][k], p.a[1][k], p.b[1][k]});
+}
+
+CiedePairCache::CiedePairCache(size_t pixels) {
+  size_t n = 1024;
+  while (n < 2 * pixels && n < (size_t{1} << 20)) n *= 2;
+  slots_.assign(n, Slot{});
+  shift_ = 64 - std::countr_zero(n);
+}
+
+double ciede_sum(const Picture& ref, const Picture& dis, CiedeLabCache& labs, CiedePairCache* pairs,
+                 CiedeDe00Row de00_row) {
+  if (ref.format().bpc > 8) return sum_frame<uint16_t>(ref, dis, labs, nullptr, de00_row);
+  return sum_frame<uint8_t>(ref, dis, labs, pairs, de00_row);
 }
 
 }  // namespace twinmaf

@@ -61,8 +61,8 @@ class FloatSsim final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<FloatSsimTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    float_ssim_terms_ref(in.ref->plane(0), in.dis->plane(0), bpc_, factor_,
-                         down_cast<FloatSsimTerms&>(terms).sums);
+    float_ssim_terms(in.ref->plane(0), in.dis->plane(0), bpc_, factor_, ssim_row_kernels(),
+                     down_cast<FloatSsimTerms&>(terms).sums);
     return ok_status();
   }
 
@@ -114,7 +114,8 @@ class FloatMsSsim final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<FloatMsSsimTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    float_ms_ssim_terms_ref(in.ref->plane(0), in.dis->plane(0), bpc_, down_cast<FloatMsSsimTerms&>(terms).scale);
+    float_ms_ssim_terms(in.ref->plane(0), in.dis->plane(0), bpc_, ssim_row_kernels(),
+                        down_cast<FloatMsSsimTerms&>(terms).scale);
     return ok_status();
   }
 

@@ -88,7 +88,6 @@
 #pragma once
 
 #include <memory>
-#include <vector>
 
 #include "core/picture.h"
 #include "features/feature.h"
@@ -121,8 +120,28 @@ struct FloatMsSsimTerms final : FrameTermsOf<FloatMsSsimTerms> {
   static void fields(Self& s, F&& f) { f(s.scale); }
 };
 
-// CPU reference kernels (ssim_ref.cpp). Images are float, row-major, rows
+// CPU kernels (ssim_ref.cpp drives them). Images are float, row-major, rows
 // `w` apart.
+
+// The two row kernels the drivers stream every row through. Each output is
+// its own expression, so a SIMD kernel computes neighbouring outputs in lanes
+// with the scalar operations and gives their bits.
+struct SsimRowKernels {
+  // out[x] = ssim_weighted_sum(src, w, taps, x) for x < n (ssim_math.h).
+  void (*weighted_sum_row)(const float* const* src, const float* w, int taps, int n, float* out);
+  // ssim_pixel of n pixels of the five filtered maps.
+  void (*pixel_terms_row)(const float* mu1, const float* mu2, const float* xx, const float* yy, const float* xy,
+                          int n, double* l, double* c, double* s);
+};
+// The scalar definitions (ssim_ref.cpp).
+const SsimRowKernels& ssim_row_kernels_ref();
+// Highway (ssim_simd.cpp), each call dispatched to the best target
+// base/simd.h allows; equal to the reference on every input and target
+// (tests/simd).
+const SsimRowKernels& ssim_row_kernels_simd();
+// What the extractors run: SIMD when simd_enabled() (--cpumask), else the
+// reference.
+const SsimRowKernels& ssim_row_kernels();
 
 // The luma plane as libvmaf's picture_copy converts it (bpc 8, 10, 12, 16).
 void ssim_load_ref(const PlaneView& plane, int bpc, float* out);
@@ -131,8 +150,8 @@ void ssim_load_ref(const PlaneView& plane, int bpc, float* out);
 // centred kh/2, kw/2 taps from its origin, into
 // ssim_decimated_size(w, factor) x ssim_decimated_size(h, factor). Needs
 // w >= kw/2 + 1 and h >= kh/2 + 1 (one reflection reaches every tap).
-void ssim_decimate_ref(const float* in, int w, int h, int factor, const float* kernel, int kw, int kh,
-                       float* out);
+void ssim_decimate(const float* in, int w, int h, int factor, const float* kernel, int kw, int kh,
+                   const SsimRowKernels& k, float* out);
 
 // The box kernel of float_ssim's scale f and the 9x9 low-pass of
 // float_ms_ssim, as row-major weight tables.
@@ -140,22 +159,14 @@ void ssim_box_kernel(int f, float* kernel);  // f*f weights
 const float* ms_ssim_lpf_kernel();           // 81 weights
 
 // The four running sums of SSIM on w x h images; +0 sums when w or h < 11.
-void ssim_sums_ref(const float* ref, const float* dis, int w, int h, SsimSums& out);
+void ssim_sums(const float* ref, const float* dis, int w, int h, const SsimRowKernels& k, SsimSums& out);
 
 // Whole frames: float_ssim at decimation factor `scale` (>= 1, resolved)
 // and float_ms_ssim's five scales (w, h >= kMsSsimMinSize).
-void float_ssim_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, int scale, SsimSums& out);
-void float_ms_ssim_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc,
-                             SsimSums out[kMsSsimScales]);
-
-// CPU variants of the lane kernels (ssim_ref.cpp): one source compiled for
-// the baseline ISA and, on x86-64, AVX2 and AVX-512, equal bit for bit by
-// construction (element-wise IEEE operations only). The kernels run the
-// best this CPU has; tests select each in turn (not thread-safe against
-// running kernels).
-enum class SsimCpuVariant { kBaseline, kAvx2, kAvx512 };
-std::vector<SsimCpuVariant> ssim_cpu_variants();  // those this CPU runs, best last
-bool ssim_select_cpu_variant(SsimCpuVariant v);   // false (no change) if unavailable
+void float_ssim_terms(const PlaneView& ref, const PlaneView& dis, int bpc, int scale, const SsimRowKernels& k,
+                      SsimSums& out);
+void float_ms_ssim_terms(const PlaneView& ref, const PlaneView& dis, int bpc, const SsimRowKernels& k,
+                         SsimSums out[kMsSsimScales]);
 
 // finish pieces (ssim.cpp).
 

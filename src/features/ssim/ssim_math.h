@@ -56,27 +56,16 @@ TWINMAF_HD int ssim_decimated_size(int n, int f) { return n / f + (n & 1); }
 // on. One reflection: callers keep -n <= i < 2n.
 TWINMAF_HD int ssim_reflect(int i, int n) { return i < 0 ? -1 - i : (i >= n ? 2 * n - 1 - i : i); }
 
-// One pixel's terms, over "lanes" L: L::F holds floats and L::D doubles, one
-// pixel each (SsimScalarLanes, here; the CPU reference also runs it on GCC
-// vectors of 4 pixels, element-wise the same operations). Inputs are the
-// five Gaussian-filtered maps at the pixel: means mu1 (reference) and mu2
-// (distorted), the filtered squares xx, yy and product xy. l and c are
-// double quotients, s a float quotient widened; the SSIM term is l * c * s
-// in double, in that order.
-template <class L>
-TWINMAF_HD void ssim_pixel(const typename L::F& mu1, const typename L::F& mu2, const typename L::F& xx,
-                           const typename L::F& yy, const typename L::F& xy, typename L::D& l, typename L::D& c,
-                           typename L::D& s) {
-  using F = typename L::F;
-  const F s1 = L::max0(xx - mu1 * mu1);
-  const F s2 = L::max0(yy - mu2 * mu2);
-  const F s12 = xy - mu1 * mu2;
-  const F sd = L::sqrt_of(s1 * s2);
-  l = (2.0 * L::widen(mu1) * L::widen(mu2) + static_cast<double>(kSsimC1)) /
-      L::widen(mu1 * mu1 + mu2 * mu2 + kSsimC1);
-  c = (2.0 * L::widen(sd) + static_cast<double>(kSsimC2)) / L::widen(s1 + s2 + kSsimC2);
-  s = L::widen((L::clamp_cov(s12, sd) + kSsimC3) / (sd + kSsimC3));
+// One output of a filter (decimation or Gaussian pass): its taps' float
+// products, each widened, summed in double from +0.0 in tap order, rounded to
+// float. src[k] + x is tap k's input of output x.
+TWINMAF_HD float ssim_weighted_sum(const float* const* src, const float* w, int taps, int x) {
+  double acc = 0.0;
+  for (int k = 0; k < taps; ++k) acc += static_cast<double>(src[k][x] * w[k]);
+  return static_cast<float>(acc);
 }
+
+#include "features/ssim/ssim_pixel-inl.h"
 
 struct SsimScalarLanes {
   using F = float;

@@ -1,224 +1,41 @@
-// SSIM CPU reference kernels: load, decimation, the five Gaussian maps, the
-// per-pixel terms and their running sums (contract in ssim.h).
+// SSIM CPU drivers and the scalar row kernels: load, decimation, the five
+// Gaussian maps, the per-pixel terms and their running sums (contract in
+// ssim.h).
 //
-// Every filter output is one independent expression (its taps' float
-// products summed in double from +0.0 in tap order), so the order in which
-// outputs are produced is free: weighted_sum_row computes blocks of
-// neighbouring outputs in vector lanes, tap outer, lane inner, without
-// changing any output's operation order. The Gaussian maps are streamed: one
-// input row's five horizontal results go into a ring of 11 rows, and each
-// completed window gives one row of vertical results, per-pixel terms (in
-// vector lanes too) and running sums. Decimation reads its taps through
-// per-row "phase" copies of the reflected input, so that every tap of a
-// block of outputs is a contiguous run of floats. Only the running sums are
+// Every filter output is one independent expression (ssim_weighted_sum), so
+// the order in which outputs are produced is free, and the drivers hand the
+// row kernels (SsimRowKernels) whole rows: the scalar definitions here, or
+// the Highway kernels of ssim_simd.cpp, which compute neighbouring outputs in
+// lanes without changing any output's operations. The Gaussian maps are
+// streamed: one input row's five horizontal results go into a ring of 11
+// rows, and each completed window gives one row of vertical results,
+// per-pixel terms and running sums. Decimation reads its taps through per-row
+// "phase" copies of the reflected input, so that every tap of a row of
+// outputs is a contiguous run of floats. Only the running sums are
 // sequential, as libvmaf's are.
-//
-// CPU variants: the two lane kernels are one source each, compiled for the
-// baseline ISA and, on x86-64, for AVX2 and AVX-512 (kernel_table picks the
-// best the CPU has; ssim_select_cpu_variant lets tests run each). They use
-// element-wise IEEE operations only (float products and quotients, exact
-// float -> double widening, double sums and quotients, correctly rounded
-// square roots, one rounding back to float) and no contraction, so every
-// variant gives the scalar expressions' bits; a wider ISA only runs more
-// lanes per instruction.
-// The lane helpers return 32- and 64-byte vectors by value; they are
-// internal and inlined, so GCC's warning that such returns' ABI depends on
-// the ISA concerns no interface.
-#pragma GCC diagnostic ignored "-Wpsabi"
-
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
+#include "base/simd.h"
 #include "features/ssim/ssim.h"
 
 #include "features/common/float_picture.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define TWINMAF_SSIM_X86 1
-#else
-#define TWINMAF_SSIM_X86 0
-#endif
 
 namespace twinmaf {
 
 namespace {
 
-using F4 = float __attribute__((vector_size(16)));
-using D4 = double __attribute__((vector_size(32)));
-using F8 = float __attribute__((vector_size(32)));
-using D8 = double __attribute__((vector_size(64)));
-
-// Lanes of 4 or 8 outputs: a float and a double vector, unaligned loads and
-// stores, exact widening and the rounding back to float (written
-// element-wise below: GCC 12 turns these, not __builtin_convertvector, into
-// single vcvtps2pd / vcvtpd2ps instructions).
-template <class FV, class DV>
-struct Lanes {
-  using F = FV;
-  using D = DV;
-  static constexpr int kN = sizeof(F) / sizeof(float);
-  static F load(const float* p) {
-    F v;
-    __builtin_memcpy(&v, p, sizeof v);
-    return v;
-  }
-  static F splat(float x) {
-    F v;
-    for (int i = 0; i < kN; ++i) v[i] = x;
-    return v;
-  }
-  static D widen(const F& v);
-  static F narrow(const D& v);
-  static void store(float* p, const D& v) {
-    const F f = narrow(v);
-    __builtin_memcpy(p, &f, sizeof f);
-  }
-  static void store(double* p, const D& v) { __builtin_memcpy(p, &v, sizeof v); }
-};
-using Lanes4 = Lanes<F4, D4>;
-using Lanes8 = Lanes<F8, D8>;
-
-template <>
-D4 Lanes4::widen(const F4& v) {
-  return D4{v[0], v[1], v[2], v[3]};
-}
-template <>
-F4 Lanes4::narrow(const D4& v) {
-  return F4{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]),
-            static_cast<float>(v[3])};
-}
-template <>
-D8 Lanes8::widen(const F8& v) {
-  return D8{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
-}
-template <>
-F8 Lanes8::narrow(const D8& v) {
-  return F8{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]), static_cast<float>(v[3]),
-            static_cast<float>(v[4]), static_cast<float>(v[5]), static_cast<float>(v[6]), static_cast<float>(v[7])};
+void weighted_sum_row_ref(const float* const* src, const float* w, int taps, int n, float* out) {
+  for (int x = 0; x < n; ++x) out[x] = ssim_weighted_sum(src, w, taps, x);
 }
 
-// out[x] = (float)(sum over k < taps of (double)(src[k][x] * w[k])), from
-// +0.0: blocks of four vectors, then single vectors, then scalars.
-template <class L>
-inline __attribute__((always_inline)) void weighted_sum_row_lanes(const float* const* src, const float* w,
-                                                                  int taps, int n, float* out) {
-  using F = typename L::F;
-  using D = typename L::D;
-  constexpr int kN = L::kN;
-  int x0 = 0;
-  for (; x0 + 4 * kN <= n; x0 += 4 * kN) {
-    D a0{}, a1{}, a2{}, a3{};
-    for (int k = 0; k < taps; ++k) {
-      const F wk = L::splat(w[k]);
-      const float* s = src[k] + x0;
-      a0 += L::widen(L::load(s) * wk);
-      a1 += L::widen(L::load(s + kN) * wk);
-      a2 += L::widen(L::load(s + 2 * kN) * wk);
-      a3 += L::widen(L::load(s + 3 * kN) * wk);
-    }
-    L::store(out + x0, a0);
-    L::store(out + x0 + kN, a1);
-    L::store(out + x0 + 2 * kN, a2);
-    L::store(out + x0 + 3 * kN, a3);
-  }
-  for (; x0 + kN <= n; x0 += kN) {
-    D a{};
-    for (int k = 0; k < taps; ++k) a += L::widen(L::load(src[k] + x0) * L::splat(w[k]));
-    L::store(out + x0, a);
-  }
-  for (int x = x0; x < n; ++x) {
-    double acc = 0.0;
-    for (int k = 0; k < taps; ++k) acc += static_cast<double>(src[k][x] * w[k]);
-    out[x] = static_cast<float>(acc);
-  }
+void pixel_terms_row_ref(const float* mu1, const float* mu2, const float* xx, const float* yy, const float* xy,
+                         int n, double* l, double* c, double* s) {
+  for (int x = 0; x < n; ++x) ssim_pixel<SsimScalarLanes>(mu1[x], mu2[x], xx[x], yy[x], xy[x], l[x], c[x], s[x]);
 }
-
-// ssim_pixel (ssim_math.h) on L::kN pixels: element-wise the scalar lanes'
-// operations.
-template <class L>
-struct SsimVectorLanes {
-  using F = typename L::F;
-  using D = typename L::D;
-  static D widen(const F& x) { return L::widen(x); }
-  static F sqrt_of(const F& x) {
-    F r;
-    for (int i = 0; i < L::kN; ++i) r[i] = SsimScalarLanes::sqrt_of(x[i]);
-    return r;
-  }
-  static F max0(const F& x) { return 0.0f > x ? F{} : x; }
-  static F clamp_cov(const F& s12, const F& sd) { return ((s12 < 0.0f) & (sd <= 0.0f)) ? F{} : s12; }
-};
-
-// l, c, s of n pixels of the five filtered maps.
-template <class L>
-inline __attribute__((always_inline)) void pixel_terms_row_lanes(const float* mu1, const float* mu2, const float* xx,
-                                                                 const float* yy, const float* xy, int n, double* l,
-                                                                 double* c, double* s) {
-  int x = 0;
-  for (; x + L::kN <= n; x += L::kN) {
-    typename L::D vl, vc, vs;
-    ssim_pixel<SsimVectorLanes<L>>(L::load(mu1 + x), L::load(mu2 + x), L::load(xx + x), L::load(yy + x),
-                                   L::load(xy + x), vl, vc, vs);
-    L::store(l + x, vl);
-    L::store(c + x, vc);
-    L::store(s + x, vs);
-  }
-  for (; x < n; ++x) ssim_pixel<SsimScalarLanes>(mu1[x], mu2[x], xx[x], yy[x], xy[x], l[x], c[x], s[x]);
-}
-
-using WeightedSumRowFn = void (*)(const float* const* src, const float* w, int taps, int n, float* out);
-using PixelTermsRowFn = void (*)(const float* mu1, const float* mu2, const float* xx, const float* yy,
-                                 const float* xy, int n, double* l, double* c, double* s);
-
-struct Kernels {
-  WeightedSumRowFn weighted_sum_row;
-  PixelTermsRowFn pixel_terms_row;
-};
-
-// One variant: the lane kernels of L compiled for `target`.
-#define TWINMAF_SSIM_VARIANT(name, attr, L)                                                                      \
-  attr void weighted_sum_row_##name(const float* const* src, const float* w, int taps, int n, float* out) {      \
-    weighted_sum_row_lanes<L>(src, w, taps, n, out);                                                            \
-  }                                                                                                              \
-  attr void pixel_terms_row_##name(const float* mu1, const float* mu2, const float* xx, const float* yy,          \
-                                   const float* xy, int n, double* l, double* c, double* s) {                    \
-    pixel_terms_row_lanes<L>(mu1, mu2, xx, yy, xy, n, l, c, s);                                                 \
-  }                                                                                                              \
-  constexpr Kernels kKernels_##name = {weighted_sum_row_##name, pixel_terms_row_##name};
-
-TWINMAF_SSIM_VARIANT(baseline, , Lanes4)
-#if TWINMAF_SSIM_X86
-TWINMAF_SSIM_VARIANT(avx2, __attribute__((target("avx2"))), Lanes4)
-TWINMAF_SSIM_VARIANT(avx512, __attribute__((target("avx512f"))), Lanes8)
-#endif
-#undef TWINMAF_SSIM_VARIANT
-
-const Kernels* kernels_of(SsimCpuVariant v) {
-  switch (v) {
-    case SsimCpuVariant::kBaseline: return &kKernels_baseline;
-#if TWINMAF_SSIM_X86
-    case SsimCpuVariant::kAvx2: return __builtin_cpu_supports("avx2") ? &kKernels_avx2 : nullptr;
-    case SsimCpuVariant::kAvx512: return __builtin_cpu_supports("avx512f") ? &kKernels_avx512 : nullptr;
-#else
-    default: return nullptr;
-#endif
-  }
-  return nullptr;
-}
-
-std::atomic<const Kernels*>& selected_kernels() {
-  static std::atomic<const Kernels*> k = [] {
-    const std::vector<SsimCpuVariant> v = ssim_cpu_variants();
-    return kernels_of(v.back());
-  }();
-  return k;
-}
-
-const Kernels& kernels() { return *selected_kernels().load(std::memory_order_relaxed); }
 
 // Per-thread scratch, grown to the largest frame seen and reused.
 struct Workspace {
@@ -247,18 +64,12 @@ T* sized(std::vector<T>& v, size_t n) {
 
 }  // namespace
 
-std::vector<SsimCpuVariant> ssim_cpu_variants() {
-  std::vector<SsimCpuVariant> v;
-  for (SsimCpuVariant c : {SsimCpuVariant::kBaseline, SsimCpuVariant::kAvx2, SsimCpuVariant::kAvx512})
-    if (kernels_of(c)) v.push_back(c);
-  return v;
+const SsimRowKernels& ssim_row_kernels_ref() {
+  static constexpr SsimRowKernels k{weighted_sum_row_ref, pixel_terms_row_ref};
+  return k;
 }
 
-bool ssim_select_cpu_variant(SsimCpuVariant v) {
-  const Kernels* k = kernels_of(v);
-  if (k) selected_kernels().store(k, std::memory_order_relaxed);
-  return k != nullptr;
-}
+const SsimRowKernels& ssim_row_kernels() { return simd_enabled() ? ssim_row_kernels_simd() : ssim_row_kernels_ref(); }
 
 void ssim_load_ref(const PlaneView& plane, int bpc, float* out) {
   float_picture_plane(plane, bpc, 0.0f, out, plane.w);  // no offset: x + 0.0f == x for x >= +0
@@ -281,8 +92,8 @@ const float* ms_ssim_lpf_kernel() {
   return table.data();
 }
 
-void ssim_decimate_ref(const float* in, int w, int h, int factor, const float* kernel, int kw, int kh,
-                       float* out) {
+void ssim_decimate(const float* in, int w, int h, int factor, const float* kernel, int kw, int kh,
+                   const SsimRowKernels& kern, float* out) {
   const int sw = ssim_decimated_size(w, factor), sh = ssim_decimated_size(h, factor);
   if (sw <= 0 || sh <= 0) return;
   const int uc = kw / 2, vc = kh / 2;
@@ -310,7 +121,6 @@ void ssim_decimate_ref(const float* in, int w, int h, int factor, const float* k
       }
     }
   }
-  const Kernels& kern = kernels();
   std::vector<const float*> src(static_cast<size_t>(kw * kh));
   for (int y = 0; y < sh; ++y) {
     for (int a = 0; a < kh; ++a) {
@@ -322,12 +132,11 @@ void ssim_decimate_ref(const float* in, int w, int h, int factor, const float* k
   }
 }
 
-void ssim_sums_ref(const float* ref, const float* dis, int w, int h, SsimSums& out) {
+void ssim_sums(const float* ref, const float* dis, int w, int h, const SsimRowKernels& kern, SsimSums& out) {
   out = SsimSums{};
   const int dw = w - (kSsimWindow - 1), dh = h - (kSsimWindow - 1);
   if (dw <= 0 || dh <= 0) return;
   Workspace& ws = workspace();
-  const Kernels& kern = kernels();
   constexpr int kMaps = 5;  // mu1, mu2, xx, yy, xy
   const size_t wsz = static_cast<size_t>(w), dsz = static_cast<size_t>(dw);
   float* products = sized(ws.products, 3 * wsz);
@@ -383,7 +192,8 @@ void ssim_sums_ref(const float* ref, const float* dis, int w, int h, SsimSums& o
   out = {lcs, ls, cs, ss};
 }
 
-void float_ssim_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, int scale, SsimSums& out) {
+void float_ssim_terms(const PlaneView& ref, const PlaneView& dis, int bpc, int scale, const SsimRowKernels& kern,
+                      SsimSums& out) {
   const int w = ref.w, h = ref.h;
   const int sw = ssim_decimated_size(w, scale), sh = ssim_decimated_size(h, scale);
   if (scale > 1 && (sw < kSsimWindow || sh < kSsimWindow)) {
@@ -397,7 +207,7 @@ void float_ssim_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, i
   ssim_load_ref(ref, bpc, r);
   ssim_load_ref(dis, bpc, d);
   if (scale == 1) {
-    ssim_sums_ref(r, d, w, h, out);
+    ssim_sums(r, d, w, h, kern, out);
     return;
   }
   float kernel[kSsimMaxScale * kSsimMaxScale];
@@ -405,13 +215,13 @@ void float_ssim_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, i
   const size_t sn = static_cast<size_t>(sw) * static_cast<size_t>(sh);
   float* rs = sized(ws.img[1][0], sn);
   float* ds = sized(ws.img[1][1], sn);
-  ssim_decimate_ref(r, w, h, scale, kernel, scale, scale, rs);
-  ssim_decimate_ref(d, w, h, scale, kernel, scale, scale, ds);
-  ssim_sums_ref(rs, ds, sw, sh, out);
+  ssim_decimate(r, w, h, scale, kernel, scale, scale, kern, rs);
+  ssim_decimate(d, w, h, scale, kernel, scale, scale, kern, ds);
+  ssim_sums(rs, ds, sw, sh, kern, out);
 }
 
-void float_ms_ssim_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc,
-                             SsimSums out[kMsSsimScales]) {
+void float_ms_ssim_terms(const PlaneView& ref, const PlaneView& dis, int bpc, const SsimRowKernels& kern,
+                         SsimSums out[kMsSsimScales]) {
   Workspace& ws = workspace();
   int w = ref.w, h = ref.h;
   const size_t n = static_cast<size_t>(w) * static_cast<size_t>(h);
@@ -420,14 +230,14 @@ void float_ms_ssim_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc
   for (int i = 0; i < kMsSsimScales; ++i) {
     const float* r = ws.img[i][0].data();
     const float* d = ws.img[i][1].data();
-    ssim_sums_ref(r, d, w, h, out[i]);
+    ssim_sums(r, d, w, h, kern, out[i]);
     if (i + 1 == kMsSsimScales) break;
     const int sw = ssim_decimated_size(w, 2), sh = ssim_decimated_size(h, 2);
     const size_t sn = static_cast<size_t>(sw) * static_cast<size_t>(sh);
     float* rs = sized(ws.img[i + 1][0], sn);
     float* ds = sized(ws.img[i + 1][1], sn);
-    ssim_decimate_ref(r, w, h, 2, ms_ssim_lpf_kernel(), kMsSsimLpfTaps, kMsSsimLpfTaps, rs);
-    ssim_decimate_ref(d, w, h, 2, ms_ssim_lpf_kernel(), kMsSsimLpfTaps, kMsSsimLpfTaps, ds);
+    ssim_decimate(r, w, h, 2, ms_ssim_lpf_kernel(), kMsSsimLpfTaps, kMsSsimLpfTaps, kern, rs);
+    ssim_decimate(d, w, h, 2, ms_ssim_lpf_kernel(), kMsSsimLpfTaps, kMsSsimLpfTaps, kern, ds);
     w = sw;
     h = sh;
   }
