@@ -10,7 +10,8 @@
 # thread counts. PART=startup: whole-process times of short and long jobs,
 # this build beside .device/base/, with --profile start-up traces. PART=v1:
 # VMAF v1 on the GPU (v1 twin tests, resident and end-to-end rates beside the
-# read + upload ceilings).
+# read + upload ceilings). PART=cpu4k: the CPU path at 4K on 16 threads beside
+# libvmaf's CLI (bin/vmaf; models/ and clips_mkv/ copied next to the script).
 set -u
 cd "$(dirname "$0")"
 R=./run.sh
@@ -76,6 +77,53 @@ for r in 2 4 6 8 12; do printf 'readers %2d: %s\n' $r "$(best $R twinmaf -r /tmp
 section "new: no CUDA work, same process shape (--backend cpu, 1 frame 1080p)"
 printf 'cpu 1 frame: %s\n' "$(best $R twinmaf -r /tmp/r1k.yuv -d /tmp/d1k.yuv -w 1920 -h 1080 -p 420 -b 8 --backend cpu -q --frame_cnt 1)"
 printf 'version: %s\n' "$(best $R twinmaf --version)"
+exit 0
+fi
+if [[ ${PART:-} == cpu4k ]]; then
+# The CPU path at 4K on this host's 16 cores (issue 15): twinmaf --backend cpu
+# beside libvmaf f85a8536's CLI (bin/vmaf, its own AVX2/AVX-512 paths), same
+# files, interleaved, median of 3. Content: the repository's 1080p x264 crf18
+# and crf38 encodes of kleiber, decoded and scaled to 4K with OpenCV (bicubic).
+section "4K CPU, --threads 16: twinmaf vs libvmaf"
+t=/tmp/cpu4k; mkdir -p $t
+python3 - "$t" <<'PY'
+import cv2, sys
+out = sys.argv[1]
+for q in (18, 38):
+    cap = cv2.VideoCapture(f"clips_mkv/kleiber_1920x1080_420p8_24f__x264crf{q}.mkv")
+    with open(f"{out}/c{q}.yuv", "wb") as f:
+        n = 0
+        while True:
+            ok, bgr = cap.read()
+            if not ok: break
+            f.write(cv2.cvtColor(cv2.resize(bgr, (3840, 2160), interpolation=cv2.INTER_CUBIC), cv2.COLOR_BGR2YUV_I420).tobytes())
+            n += 1
+    print(f"crf{q}: {n} frames")
+PY
+A="-r $t/c18.yuv -d $t/c38.yuv -w 3840 -h 2160 -p 420 -b 8 --threads 16 -q"
+declare -A cfg=(
+  [v061]="--model version=vmaf_v0.6.1"
+  [v1]="--model path=models/vmaf_v1.0.16_3d0h.json"
+  [psnr3]="--no_prediction --feature psnr --feature psnr_hvs --feature float_ssim"
+)
+for c in v061 v1 psnr3; do
+  tw=(); lv=()
+  for k in 1 2 3; do
+    t0=$(date +%s.%N); $R twinmaf $A --backend cpu ${cfg[$c]} -o $t/tw_$c.json --json --precision max >/dev/null 2>$t/tw.err || cat $t/tw.err; t1=$(date +%s.%N)
+    $R vmaf $A ${cfg[$c]} -o $t/lv_$c.json --json >/dev/null 2>$t/lv.err || cat $t/lv.err; t2=$(date +%s.%N)
+    tw+=($(python3 -c "print($t1-$t0)")); lv+=($(python3 -c "print($t2-$t1)"))
+  done
+  python3 - "$c" "${tw[*]}" "${lv[*]}" "$t/tw_$c.json" "$t/lv_$c.json" <<'PY'
+import json, statistics, sys
+c, tw, lv, a, b = sys.argv[1:]
+tw = sorted(map(float, tw.split())); lv = sorted(map(float, lv.split()))
+A, B = json.load(open(a)), json.load(open(b))
+same = [f["metrics"] for f in A["frames"]] == [f["metrics"] for f in B["frames"]]
+print(f"{c}: twinmaf {statistics.median(tw):.3f} s [{tw[0]:.3f}..{tw[-1]:.3f}], libvmaf {statistics.median(lv):.3f} s "
+      f"[{lv[0]:.3f}..{lv[-1]:.3f}], {statistics.median(lv)/statistics.median(tw):.2f}x; {len(A['frames'])} frames; "
+      f"per-frame metrics {'==' if same else '!='}")
+PY
+done
 exit 0
 fi
 if [[ ${PART:-} == v1 ]]; then
