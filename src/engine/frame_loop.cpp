@@ -2,6 +2,13 @@
 
 namespace twinmaf {
 
+void FrameWork::release_pictures() {
+  set.ref.reset();
+  set.dis.clear();
+  prev_ref = {};
+  prev_dis.clear();
+}
+
 FrameInput FrameWork::input(unsigned lane) const {
   FrameInput in;
   in.index = set.index;

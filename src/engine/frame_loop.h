@@ -70,6 +70,9 @@ struct FrameWork {
   Status status;
 
   FrameInput input(unsigned lane) const;
+  // Drops the frame's pictures and its history's (back to their pool) once
+  // only its terms are read.
+  void release_pictures();
 };
 
 // The previous frames the registered features read, one object for the CPU

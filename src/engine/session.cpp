@@ -345,7 +345,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
     if (w.status.ok() && w.device && !failed.load()) w.status = dev->collect(w);
     t_complete.add(t);
   };
-  // Any order (workers only).
+  // Any order, on worker threads.
   const auto settle = [&](FrameWork& w) {
     if (!settling || !w.status.ok() || w.set.index < keep_from_) return;
     const auto t = Clock::now();
@@ -389,11 +389,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
     const auto retire = [&](std::unique_ptr<FrameWork> w) {
       collect(*w);
       if (!arena) return complete(*w);
-      // Settling reads the terms alone: the pictures go back to the pool.
-      w->set.ref.reset();
-      w->set.dis.clear();
-      w->prev_ref = {};
-      w->prev_dis.clear();
+      w->release_pictures();  // settling reads the terms alone
       FrameWork* f = w.get();
       settled.push_back(std::move(w));
       arena->enqueue([&settle, f] {

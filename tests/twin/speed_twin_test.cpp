@@ -202,7 +202,8 @@ size_t expect_same_bands(const SpeedBand* want, const SpeedBand* got, int n, int
   return values;
 }
 
-// The twin's arithmetic on the host vs the CPU's terms (speed_band_ref /
+// The twin's arithmetic on the host vs the CPU's terms (compute(): the
+// SIMD bands where enabled, which tests/simd holds equal to speed_band_ref /
 // speed_difference_band_ref); counts the compared values (0 when init
 // refuses the request).
 size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t seed) {
