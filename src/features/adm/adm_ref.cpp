@@ -255,12 +255,15 @@ class ScaleRunner {
       ta[sp_.w] = ta[sp_.w - 1];
       tr[sp_.w] = tr[sp_.w - 1];
     }
-    int32_t* sa = rows_.s_adm[slot];
-    int32_t* sr = rows_.s_aim[slot];
-    for (int j = cm.left; j < cm.right; ++j) {
-      sa[j] = add32(add32(ta[j - 1], ta[j]), ta[j + 1]);
-      sr[j] = add32(add32(tr[j - 1], tr[j]), tr[j + 1]);
-    }
+    // Locals and restrict: the loops vectorize (the stores cannot alias
+    // the bounds or each other).
+    int32_t* __restrict sa = rows_.s_adm[slot];
+    int32_t* __restrict sr = rows_.s_aim[slot];
+    const int32_t* __restrict ca = ta;
+    const int32_t* __restrict cr = tr;
+    const int j0 = cm.left, j1 = cm.right;
+    for (int j = j0; j < j1; ++j) sa[j] = add32(add32(ca[j - 1], ca[j]), ca[j + 1]);
+    for (int j = j0; j < j1; ++j) sr[j] = add32(add32(cr[j - 1], cr[j]), cr[j + 1]);
   }
 
   // Masking sum of row c for one pass; rows c-1 and c+1 mirrored at the band
@@ -275,8 +278,9 @@ class ScaleRunner {
     const int32_t* s2 = s[dn];
     const int32_t* cc = cen[me];
     // Threshold: the int32 sum of 27 terms, mod 2^32 like libvmaf's.
-    int32_t* thr = rows_.thr;
-    for (int j = cm.left; j < cm.right; ++j) thr[j] = add32(add32(add32(s0[j], s1[j]), s2[j]), cc[j]);
+    int32_t* __restrict thr = rows_.thr;
+    const int j0 = cm.left, j1 = cm.right;
+    for (int j = j0; j < j1; ++j) thr[j] = add32(add32(add32(s0[j], s1[j]), s2[j]), cc[j]);
     for (int b = 0; b < 3; ++b) {
       const uint64_t inner = k_.mask(x[me][b], thr, cm.left, cm.right, s_, b, sp_.cm_cube_shift[b]);
       acc[b] = add64(acc[b], adm::fold_mask(inner, sp_.cm_row_shift));

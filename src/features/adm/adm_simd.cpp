@@ -98,6 +98,24 @@ HWY_INLINE hn::Mask<DI> mask32(hn::Mask<D64> even, hn::Mask<D64> odd) {
   return hn::MaskFromVec(low32(hn::VecFromMask(d64, even), hn::VecFromMask(d64, odd)));
 }
 
+using D16 = hn::Repartition<int16_t, DI>;
+using V16 = hn::Vec<D16>;
+
+// Lane i: a[2i]*b[2i] + a[2i+1]*b[2i+1] in int32 (exact unless both
+// products are (-2^15)^2; no tap here is -2^15).
+HWY_INLINE VI madd(V16 a, V16 b) {
+  const DI di;
+  auto odd = hn::Zero(di);
+  const auto even = hn::ReorderWidenMulAccumulate(di, a, b, hn::Zero(di), odd);
+  return hn::RearrangeToOddPlusEven(even, odd);
+}
+
+// The int16 taps (f0, f1) in every lane pair.
+HWY_INLINE V16 taps16(int16_t f0, int16_t f1) {
+  const D16 d16;
+  return hn::InterleaveLower(d16, hn::Set(d16, f0), hn::Set(d16, f1));
+}
+
 // Column loop of a store-only kernel over [j0, j1), j1 - j0 >= N: full
 // vectors, the last one overlapping its predecessor (same values).
 template <class F>
@@ -132,23 +150,16 @@ void Dwt0Vert(const Pix* const* r, int n, int bpc, int32_t* lo, int32_t* hi) {
     // 8-bit samples pair rows (0, 1) and (2, 3) in int16 lanes: two
     // multiply-adds per output with taps < 2^15 in magnitude, each exact in
     // int32; the sums equal the uint32 ones modulo 2^32.
-    using D16 = hn::Repartition<int16_t, DI>;
     const D16 d16;
     const auto pair = [&](VU a, VU b) { return hn::BitCast(d16, hn::Or(a, hn::ShiftLeft<16>(b))); };
-    const auto taps = [&](int16_t f0, int16_t f1) {
-      return hn::InterleaveLower(d16, hn::Set(d16, f0), hn::Set(d16, f1));
-    };
-    const auto k01 = taps(15826, 27411), k23 = taps(7345, -4240), h01 = taps(-4240, -7345), h23 = taps(27411, -15826);
-    const auto madd = [&](hn::Vec<D16> a, hn::Vec<D16> b) {
-      auto odd = hn::Zero(di);
-      const auto even = hn::ReorderWidenMulAccumulate(di, a, b, hn::Zero(di), odd);
-      return hn::BitCast(du, hn::RearrangeToOddPlusEven(even, odd));
-    };
+    const V16 k01 = taps16(15826, 27411), k23 = taps16(7345, -4240), h01 = taps16(-4240, -7345),
+              h23 = taps16(27411, -15826);
+    const auto madd_u = [&](V16 a, V16 b) { return hn::BitCast(du, madd(a, b)); };
     for_columns(0, n, [&](size_t j) {
       const auto p01 = pair(hn::PromoteTo(du, hn::LoadU(dp, r[0] + j)), hn::PromoteTo(du, hn::LoadU(dp, r[1] + j)));
       const auto p23 = pair(hn::PromoteTo(du, hn::LoadU(dp, r[2] + j)), hn::PromoteTo(du, hn::LoadU(dp, r[3] + j)));
-      hn::StoreU(round(hn::Sub(hn::Add(madd(p01, k01), madd(p23, k23)), centre)), di, lo + j);
-      if (hi) hn::StoreU(round(hn::Add(madd(p01, h01), madd(p23, h23))), di, hi + j);
+      hn::StoreU(round(hn::Sub(hn::Add(madd_u(p01, k01), madd_u(p23, k23)), centre)), di, lo + j);
+      if (hi) hn::StoreU(round(hn::Add(madd_u(p01, h01), madd_u(p23, h23))), di, hi + j);
     });
     return;
   }
@@ -212,10 +223,27 @@ HWY_INLINE HorzIn horz_in(const int32_t* p, size_t j) {
   return in;
 }
 
-HWY_INLINE VI horz0(const HorzIn& in, int32_t f0, int32_t f1, int32_t f2, int32_t f3) {
+// Scale 0: the inputs are int16 values (dwt0_vert_*), narrowed into int16
+// lane pairs: lane i of p01 holds (p0, p1) of output j + i, of p23 (p2, p3).
+struct Horz0In {
+  V16 p01, p23;
+};
+HWY_INLINE Horz0In horz0_in(const int32_t* p, size_t j) {
   const DI di;
-  const VI acc = hn::Add(hn::Add(hn::Mul(hn::Set(di, f0), in.p0), hn::Mul(hn::Set(di, f1), in.p1)),
-                         hn::Add(hn::Mul(hn::Set(di, f2), in.p2), hn::Mul(hn::Set(di, f3), in.p3)));
+  const D16 d16;
+  const hn::Half<D16> dh;
+  const size_t n = hn::Lanes(di);
+  const auto narrow = [&](const int32_t* q) {
+    return hn::Combine(d16, hn::DemoteTo(dh, hn::LoadU(di, q + n)), hn::DemoteTo(dh, hn::LoadU(di, q)));
+  };
+  return {narrow(p + 2 * j), narrow(p + 2 * j + 2)};
+}
+
+// dwt0_horz_*: two multiply-adds, each pair sum exact in int32, the total
+// |sum| < 2^31 (adm_math.h).
+HWY_INLINE VI horz0(const Horz0In& in, V16 k01, V16 k23) {
+  const DI di;
+  const VI acc = hn::Add(madd(in.p01, k01), madd(in.p23, k23));
   return int16_cast(hn::ShiftRight<16>(hn::Add(acc, hn::Set(di, 32768))));
 }
 HWY_INLINE VI horz123(const HorzIn& in, int sh, int32_t f0, int32_t f1, int32_t f2, int32_t f3) {
@@ -225,13 +253,23 @@ HWY_INLINE VI horz123(const HorzIn& in, int sh, int32_t f0, int32_t f1, int32_t 
 void DwtHorz(const int32_t* lo, const int32_t* hi, int w, int s, int32_t* a, int32_t* const* hvd) {
   const DI di;
   if (w < static_cast<int>(hn::Lanes(di))) return adm_row_kernels_ref().dwt_horz(lo, hi, w, s, a, hvd);
+  if (s == 0) {
+    const V16 k01 = taps16(15826, 27411), k23 = taps16(7345, -4240), h01 = taps16(-4240, -7345),
+              h23 = taps16(27411, -15826);
+    for_columns(0, w, [&](size_t j) {
+      const Horz0In l = horz0_in(lo, j);
+      hn::StoreU(horz0(l, k01, k23), di, a + j);
+      if (!hvd) return;
+      const Horz0In h = horz0_in(hi, j);
+      hn::StoreU(horz0(h, k01, k23), di, hvd[0] + j);
+      hn::StoreU(horz0(l, h01, h23), di, hvd[1] + j);
+      hn::StoreU(horz0(h, h01, h23), di, hvd[2] + j);
+    });
+    return;
+  }
   const int sh = s == 2 ? 16 : 15;  // adm::dwt_horz_round
-  const auto lo_f = [&](const HorzIn& in) {
-    return s == 0 ? horz0(in, 15826, 27411, 7345, -4240) : horz123(in, sh, 15826, 27411, 7345, -4240);
-  };
-  const auto hi_f = [&](const HorzIn& in) {
-    return s == 0 ? horz0(in, -4240, -7345, 27411, -15826) : horz123(in, sh, -4240, -7345, 27411, -15826);
-  };
+  const auto lo_f = [&](const HorzIn& in) { return horz123(in, sh, 15826, 27411, 7345, -4240); };
+  const auto hi_f = [&](const HorzIn& in) { return horz123(in, sh, -4240, -7345, 27411, -15826); };
   for_columns(0, w, [&](size_t j) {
     const HorzIn l = horz_in(lo, j);
     hn::StoreU(lo_f(l), di, a + j);

@@ -30,7 +30,8 @@
 //   double x >= 2^16 is read from its bits: with e its exponent,
 //   x >> (e - 15) = 32768 + the top 15 mantissa bits, the table index of
 //   vif_log2_32/64 (whose k is e - 15); both come from the high 32 bits of
-//   the double, so 16 pixels share one 32-bit gather.
+//   the double, so 16 pixels share one 32-bit gather (of the table's
+//   entries re-encoded as bytes, log2_bytes()).
 // - Lanes past the row end and lanes of the other branch are masked out of
 //   every sum; their double steps may see any value but only feed a table
 //   index that is in range by construction.
@@ -44,6 +45,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "base/hd_math.h"
@@ -52,12 +54,20 @@
 #ifndef TWINMAF_VIF_SIMD_ONCE
 #define TWINMAF_VIF_SIMD_ONCE
 namespace twinmaf::vif_simd {
-// vif_log2_table() entries 32768..65535 as int32 (a 32-bit gather's table).
-inline const int32_t* log2_table32() {
-  static const std::vector<int32_t> t = [] {
-    std::vector<int32_t> v(32768);
+// vif_log2_table() entries 32768 + m (m < 2^15) re-encoded as the bytes
+// t[32768 + m] - 30720 - (m >> 4), which lie in [0, 177] (2048*log2 of
+// 32768 + m minus its chord; checked when built): 32 KiB that stay in L1
+// for the gathers, where the int32 table would take 128 KiB. Three bytes
+// of padding: a 32-bit gather at byte offset m reads m .. m + 3.
+inline const uint8_t* log2_bytes() {
+  static const std::vector<uint8_t> t = [] {
+    std::vector<uint8_t> v(32768 + 3);
     const VifLog2Table& src = vif_log2_table();
-    for (size_t i = 0; i < v.size(); ++i) v[i] = src[32768 + i];
+    for (uint32_t m = 0; m < 32768; ++m) {
+      const int32_t b = int32_t{src[32768 + m]} - 30720 - static_cast<int32_t>(m >> 4);
+      if (b < 0 || b > 255) std::abort();  // the table is not 2048*log2: a build defect
+      v[m] = static_cast<uint8_t>(b);
+    }
     return v;
   }();
   return t.data();
@@ -264,16 +274,17 @@ HWY_INLINE void log_args(DH, hn::Vec<DH> s1, hn::Vec<DH> s2, hn::Vec<DH> s12, do
 
 // 2048*log2(x) of the integer-valued doubles x in [2^16, 2^53) of two
 // half-vectors (lo: lanes 0 .. n/2 - 1), from the high 32 bits of each:
-// e = biased exponent, x >> (e - 1023 - 15) = 32768 + the top 15 mantissa
-// bits (the table index), and k = e - 1023 - 15 (any bits give an in-range
-// index).
+// e = biased exponent, m = the top 15 mantissa bits (x >> (e - 1023 - 15)
+// = 32768 + m indexes vif_log2_table), k = e - 1023 - 15; the table entry
+// is log2_bytes()[m] + 30720 + (m >> 4) (any bits give an in-range m).
 template <class DF>
-HWY_INLINE hn::Vec<DI32> log2_q11(DF, hn::Vec<DF> lo, hn::Vec<DF> hi, const int32_t* table) {
+HWY_INLINE hn::Vec<DI32> log2_q11(DF, hn::Vec<DF> lo, hn::Vec<DF> hi, const uint8_t* bytes) {
   const DI32 di;
   const auto top = hn::ConcatOdd(di, hn::BitCast(di, hi), hn::BitCast(di, lo));
-  const auto idx = hn::And(hn::ShiftRight<5>(top), hn::Set(di, 0x7fff));
-  const auto k = hn::Sub(hn::And(hn::ShiftRight<20>(top), hn::Set(di, 0x7ff)), hn::Set(di, 1023 + 15));
-  return hn::Add(hn::GatherIndex(di, table, idx), hn::ShiftLeft<11>(k));
+  const auto m = hn::And(hn::ShiftRight<5>(top), hn::Set(di, 0x7fff));
+  const auto e = hn::And(hn::ShiftRight<20>(top), hn::Set(di, 0x7ff));
+  const auto b = hn::And(hn::GatherOffset(di, reinterpret_cast<const int32_t*>(bytes), m), hn::Set(di, 0xff));
+  return hn::Add(hn::Add(b, hn::ShiftRight<4>(m)), hn::Add(hn::ShiftLeft<11>(e), hn::Set(di, 30720 - 2048 * (1023 + 15))));
 }
 
 // acc (int64 lanes) += the int32 lanes of v.
@@ -289,7 +300,7 @@ HWY_INLINE void add_wide(hn::Vec<DI32> v, V64& acc) {
 // sums s (0 mu1, 1 mu2, 2..7 the moment halves); lanes outside in_row are
 // ignored.
 template <class DI64>
-HWY_INLINE void classify(D32 d, const V32* s, hn::Mask<DI32> in_row, double egl, const int32_t* table,
+HWY_INLINE void classify(D32 d, const V32* s, hn::Mask<DI32> in_row, double egl, const uint8_t* table,
                          Acc<DI64>& acc) {
   const V32 r16 = hn::Set(d, 32768u);
   const V32 xx = round_split(s[2], s[3], r16, 16);
@@ -331,37 +342,34 @@ HWY_INLINE void classify(D32 d, const V32* s, hn::Mask<DI32> in_row, double egl,
 // scale 3's centre tap is split over two pairs).
 template <int kScale, class DI64>
 HWY_INLINE void horizontal(D32 d, const int16_t* const* v, size_t j, size_t valid, double egl,
-                           const int32_t* table, Acc<DI64>& acc) {
+                           const uint8_t* table, Acc<DI64>& acc) {
   constexpr int kTaps = 2 * kVifHalf[kScale] + 1;
   const DI32 di;
   const D16 d16;
-  hn::Vec<DI32> se[8], so[8];
-  for (int m = 0; m < 8; ++m) se[m] = so[m] = hn::Zero(di);
-  const auto tap_pair = [&](size_t t, uint32_t f0, uint32_t f1) {
-    const auto ff = hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
-    for (int m = 0; m < 8; ++m) {
-      se[m] = madd(hn::LoadU(d16, v[m] + j + t), ff, se[m]);
-      so[m] = madd(hn::LoadU(d16, v[m] + j + 1 + t), ff, so[m]);
+  // One parity at a time (8 accumulators live, not 16).
+  for (size_t parity = 0; parity < 2 && parity < valid; ++parity) {
+    hn::Vec<DI32> se[8];
+    for (int m = 0; m < 8; ++m) se[m] = hn::Zero(di);
+    const auto tap_pair = [&](size_t t, uint32_t f0, uint32_t f1) {
+      const auto ff = hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
+      for (int m = 0; m < 8; ++m) se[m] = madd(hn::LoadU(d16, v[m] + j + parity + t), ff, se[m]);
+    };
+    if constexpr (kScale == 3) {
+      // The centre tap (43728) is no int16: each pair takes half of it.
+      constexpr uint32_t fc = vif_tap(3, 1);
+      tap_pair(0, vif_tap(3, 0), fc / 2);
+      tap_pair(1, fc - fc / 2, vif_tap(3, 2));
+    } else {
+      static_assert(kScale == 0 || kScale == 1 || kScale == 2);
+      static_assert(vif_tap(0, 8) < 32768 && vif_tap(1, 4) < 32768 && vif_tap(2, 2) < 32768, "centre taps (the largest) fit int16");
+      HWY_UNROLL(9)
+      for (int t = 0; t < kTaps; t += 2) tap_pair(t, vif_tap(kScale, t), t + 1 < kTaps ? vif_tap(kScale, t + 1) : 0);
     }
-  };
-  if constexpr (kScale == 3) {
-    // The centre tap (43728) is no int16: each pair takes half of it.
-    constexpr uint32_t fc = vif_tap(3, 1);
-    tap_pair(0, vif_tap(3, 0), fc / 2);
-    tap_pair(1, fc - fc / 2, vif_tap(3, 2));
-  } else {
-    static_assert(kScale == 0 || kScale == 1 || kScale == 2);
-    static_assert(vif_tap(0, 8) < 32768 && vif_tap(1, 4) < 32768 && vif_tap(2, 2) < 32768, "centre taps (the largest) fit int16");
-    HWY_UNROLL(9)
-    for (int t = 0; t < kTaps; t += 2) tap_pair(t, vif_tap(kScale, t), t + 1 < kTaps ? vif_tap(kScale, t + 1) : 0);
+    const V32 bias = hn::Set(d, 0x80000000u);
+    V32 s[8];
+    for (int m = 0; m < 8; ++m) s[m] = hn::Add(hn::BitCast(d, se[m]), bias);
+    classify(d, s, hn::FirstN(di, (valid - parity + 1) / 2), egl, table, acc);
   }
-  const V32 bias = hn::Set(d, 0x80000000u);
-  V32 s[8];
-  for (int m = 0; m < 8; ++m) s[m] = hn::Add(hn::BitCast(d, se[m]), bias);
-  classify(d, s, hn::FirstN(di, (valid + 1) / 2), egl, table, acc);
-  if (valid < 2) return;
-  for (int m = 0; m < 8; ++m) s[m] = hn::Add(hn::BitCast(d, so[m]), bias);
-  classify(d, s, hn::FirstN(di, valid / 2), egl, table, acc);
 }
 
 template <typename T, int kScale>
@@ -372,7 +380,7 @@ VifScaleSums statistic(const PlaneView& ref, const PlaneView& dis, int bpc, doub
   const size_t w = static_cast<size_t>(ref.w);
   const int h = ref.h;
   const VifRounding rd = vif_rounding(kScale, bpc);
-  const int32_t* table = vif_simd::log2_table32();
+  const uint8_t* table = vif_simd::log2_bytes();
   Rows& rw = rows();
   // The horizontal pass reads up to 2n + 1 elements past its last block.
   rw.reserve(w + 2 * kHalf + 2 * n + 2);
