@@ -101,14 +101,10 @@ HWY_INLINE hn::Mask<DI> mask32(hn::Mask<D64> even, hn::Mask<D64> odd) {
 using D16 = hn::Repartition<int16_t, DI>;
 using V16 = hn::Vec<D16>;
 
-// Lane i: a[2i]*b[2i] + a[2i+1]*b[2i+1] in int32 (exact unless both
-// products are (-2^15)^2; no tap here is -2^15).
-HWY_INLINE VI madd(V16 a, V16 b) {
-  const DI di;
-  auto odd = hn::Zero(di);
-  const auto even = hn::ReorderWidenMulAccumulate(di, a, b, hn::Zero(di), odd);
-  return hn::RearrangeToOddPlusEven(even, odd);
-}
+#include "base/simd_madd-inl.h"
+
+// Lane i: a[2i]*b[2i] + a[2i+1]*b[2i+1] in int32 (no tap here is -2^15).
+HWY_INLINE VI madd(V16 a, V16 b) { return MulAddPairs(DI(), a, b, hn::Zero(DI())); }
 
 // The int16 taps (f0, f1) in every lane pair.
 HWY_INLINE V16 taps16(int16_t f0, int16_t f1) {

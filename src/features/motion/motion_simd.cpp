@@ -36,6 +36,8 @@ namespace {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
+#include "base/simd_madd-inl.h"
+
 using DI = hn::ScalableTag<int32_t>;
 using VI = hn::Vec<DI>;
 
@@ -75,13 +77,11 @@ HWY_INLINE VI taps5(const int16_t* x, size_t first) {
   const auto ff = [&](int32_t f0, int32_t f1) {
     return hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
   };
-  const auto madd = [&](size_t t, int32_t f0, int32_t f1) {
-    auto odd = hn::Zero(d);
-    const auto even = hn::ReorderWidenMulAccumulate(d, hn::LoadU(d16, x + first + t), ff(f0, f1), hn::Zero(d), odd);
-    return hn::RearrangeToOddPlusEven(even, odd);
+  const auto madd = [&](size_t t, int32_t f0, int32_t f1, VI acc) {
+    return MulAddPairs(d, hn::LoadU(d16, x + first + t), ff(f0, f1), acc);
   };
-  return hn::Add(hn::Add(madd(0, kMotionFilter[0], kMotionFilter[1]), madd(2, kMotionFilter[2], kMotionFilter[3])),
-                 madd(4, kMotionFilter[4], 0));
+  return madd(4, kMotionFilter[4], 0,
+              madd(2, kMotionFilter[2], kMotionFilter[3], madd(0, kMotionFilter[0], kMotionFilter[1], hn::Zero(d))));
 }
 
 template <typename T>

@@ -108,14 +108,11 @@ Rows& rows() {
 using DI32 = hn::RebindToSigned<D32>;
 using D16 = hn::Repartition<int16_t, D32>;  // twice the lanes of D32
 
-// Lane i: a[2i]*b[2i] + a[2i+1]*b[2i+1] (exact in int32 for the operands
-// used here), accumulated into acc modulo 2^32 (x86: one multiply-add).
-HWY_INLINE hn::Vec<DI32> madd(hn::Vec<D16> a, hn::Vec<D16> b, hn::Vec<DI32> acc) {
-  const DI32 di;
-  auto odd = hn::Zero(di);
-  const auto even = hn::ReorderWidenMulAccumulate(di, a, b, hn::Zero(di), odd);
-  return hn::Add(acc, hn::RearrangeToOddPlusEven(even, odd));
-}
+#include "base/simd_madd-inl.h"
+
+// MulAddPairs on this file's tags (operands: biased samples, moments and
+// taps, never both -2^15).
+HWY_INLINE hn::Vec<DI32> madd(hn::Vec<D16> a, hn::Vec<D16> b, hn::Vec<DI32> acc) { return MulAddPairs(DI32(), a, b, acc); }
 
 // The int16 vector holding lo[i] in element 2i and hi[i] in element 2i+1
 // (lo, hi < 2^15).
