@@ -276,14 +276,21 @@ bool solve(const Matrix& k, const float* y, int cols, float* x) {
   // q is Q' of K = Q R: R X = q Y.
   std::vector<float> qy(static_cast<size_t>(kN) * cols);
   multiply(q.data(), y, cols, qy.data());
+  // Back substitution, row i of every column j at once: x[i][j] starts at
+  // qy[i][j], subtracts x[m][j] * r[i][m] for m = i+1 .. kN-1 in order and
+  // is divided by the pivot (each column's operations in libvmaf's order;
+  // the j loops vectorise).
   for (int i = kN - 1; i >= 0; --i) {
     const float pivot = r[i * kN + i];
     if (std::fabs(pivot) < kEps) return false;
-    for (int j = 0; j < cols; ++j) {
-      float acc = qy[i * cols + j];
-      for (int m = i + 1; m < kN; ++m) acc -= x[m * cols + j] * r[i * kN + m];
-      x[i * cols + j] = acc / pivot;
+    float* __restrict xi = x + i * cols;
+    std::copy(qy.data() + i * cols, qy.data() + (i + 1) * cols, xi);
+    for (int m = i + 1; m < kN; ++m) {
+      const float rim = r[i * kN + m];
+      const float* __restrict xm = x + m * cols;
+      for (int j = 0; j < cols; ++j) xi[j] -= xm[j] * rim;
     }
+    for (int j = 0; j < cols; ++j) xi[j] = xi[j] / pivot;
   }
   return true;
 }
