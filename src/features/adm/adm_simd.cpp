@@ -101,15 +101,13 @@ HWY_INLINE hn::Mask<DI> mask32(hn::Mask<D64> even, hn::Mask<D64> odd) {
 using D16 = hn::Repartition<int16_t, DI>;
 using V16 = hn::Vec<D16>;
 
+// No tap here is -2^15 (MulAddPairs' operands).
 #include "base/simd_madd-inl.h"
 
-// Lane i: a[2i]*b[2i] + a[2i+1]*b[2i+1] in int32 (no tap here is -2^15).
-HWY_INLINE VI madd(V16 a, V16 b) { return MulAddPairs(DI(), a, b, hn::Zero(DI())); }
-
-// The int16 taps (f0, f1) in every lane pair.
-HWY_INLINE V16 taps16(int16_t f0, int16_t f1) {
-  const D16 d16;
-  return hn::InterleaveLower(d16, hn::Set(d16, f0), hn::Set(d16, f1));
+// sum of the four taps' products of lane pairs (p01, p23): exact in int32
+// for the DWT's int16 operands, |sum| < 2^31 (adm_math.h).
+HWY_INLINE VI dwt0_taps(V16 p01, V16 k01, V16 p23, V16 k23) {
+  return MulAddPairs(p23, k23, MulAddPairs(p01, k01, hn::Zero(DI())));
 }
 
 // Column loop of a store-only kernel over [j0, j1), j1 - j0 >= N: full
@@ -148,14 +146,13 @@ void Dwt0Vert(const Pix* const* r, int n, int bpc, int32_t* lo, int32_t* hi) {
     // int32; the sums equal the uint32 ones modulo 2^32.
     const D16 d16;
     const auto pair = [&](VU a, VU b) { return hn::BitCast(d16, hn::Or(a, hn::ShiftLeft<16>(b))); };
-    const V16 k01 = taps16(15826, 27411), k23 = taps16(7345, -4240), h01 = taps16(-4240, -7345),
-              h23 = taps16(27411, -15826);
-    const auto madd_u = [&](V16 a, V16 b) { return hn::BitCast(du, madd(a, b)); };
+    const V16 k01 = PairTaps(d16, 15826, 27411), k23 = PairTaps(d16, 7345, -4240), h01 = PairTaps(d16, -4240, -7345),
+              h23 = PairTaps(d16, 27411, -15826);
     for_columns(0, n, [&](size_t j) {
       const auto p01 = pair(hn::PromoteTo(du, hn::LoadU(dp, r[0] + j)), hn::PromoteTo(du, hn::LoadU(dp, r[1] + j)));
       const auto p23 = pair(hn::PromoteTo(du, hn::LoadU(dp, r[2] + j)), hn::PromoteTo(du, hn::LoadU(dp, r[3] + j)));
-      hn::StoreU(round(hn::Sub(hn::Add(madd_u(p01, k01), madd_u(p23, k23)), centre)), di, lo + j);
-      if (hi) hn::StoreU(round(hn::Add(madd_u(p01, h01), madd_u(p23, h23))), di, hi + j);
+      hn::StoreU(round(hn::Sub(hn::BitCast(du, dwt0_taps(p01, k01, p23, k23)), centre)), di, lo + j);
+      if (hi) hn::StoreU(round(hn::BitCast(du, dwt0_taps(p01, h01, p23, h23))), di, hi + j);
     });
     return;
   }
@@ -235,11 +232,10 @@ HWY_INLINE Horz0In horz0_in(const int32_t* p, size_t j) {
   return {narrow(p + 2 * j), narrow(p + 2 * j + 2)};
 }
 
-// dwt0_horz_*: two multiply-adds, each pair sum exact in int32, the total
-// |sum| < 2^31 (adm_math.h).
+// dwt0_horz_*.
 HWY_INLINE VI horz0(const Horz0In& in, V16 k01, V16 k23) {
   const DI di;
-  const VI acc = hn::Add(madd(in.p01, k01), madd(in.p23, k23));
+  const VI acc = dwt0_taps(in.p01, k01, in.p23, k23);
   return int16_cast(hn::ShiftRight<16>(hn::Add(acc, hn::Set(di, 32768))));
 }
 HWY_INLINE VI horz123(const HorzIn& in, int sh, int32_t f0, int32_t f1, int32_t f2, int32_t f3) {
@@ -250,8 +246,9 @@ void DwtHorz(const int32_t* lo, const int32_t* hi, int w, int s, int32_t* a, int
   const DI di;
   if (w < static_cast<int>(hn::Lanes(di))) return adm_row_kernels_ref().dwt_horz(lo, hi, w, s, a, hvd);
   if (s == 0) {
-    const V16 k01 = taps16(15826, 27411), k23 = taps16(7345, -4240), h01 = taps16(-4240, -7345),
-              h23 = taps16(27411, -15826);
+    const D16 d16;
+    const V16 k01 = PairTaps(d16, 15826, 27411), k23 = PairTaps(d16, 7345, -4240), h01 = PairTaps(d16, -4240, -7345),
+              h23 = PairTaps(d16, 27411, -15826);
     for_columns(0, w, [&](size_t j) {
       const Horz0In l = horz0_in(lo, j);
       hn::StoreU(horz0(l, k01, k23), di, a + j);

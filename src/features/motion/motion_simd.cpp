@@ -74,11 +74,8 @@ HWY_INLINE VI blur_direct(DI d, const VI (&v)[5], int s) {
 HWY_INLINE VI taps5(const int16_t* x, size_t first) {
   const DI d;
   const hn::Repartition<int16_t, DI> d16;
-  const auto ff = [&](int32_t f0, int32_t f1) {
-    return hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
-  };
   const auto madd = [&](size_t t, int32_t f0, int32_t f1, VI acc) {
-    return MulAddPairs(d, hn::LoadU(d16, x + first + t), ff(f0, f1), acc);
+    return MulAddPairs(hn::LoadU(d16, x + first + t), PairTaps(d16, f0, f1), acc);
   };
   return madd(4, kMotionFilter[4], 0,
               madd(2, kMotionFilter[2], kMotionFilter[3], madd(0, kMotionFilter[0], kMotionFilter[1], hn::Zero(d))));

@@ -108,11 +108,9 @@ Rows& rows() {
 using DI32 = hn::RebindToSigned<D32>;
 using D16 = hn::Repartition<int16_t, D32>;  // twice the lanes of D32
 
+// MulAddPairs' operands here (biased samples, moments, taps) are never
+// both -2^15.
 #include "base/simd_madd-inl.h"
-
-// MulAddPairs on this file's tags (operands: biased samples, moments and
-// taps, never both -2^15).
-HWY_INLINE hn::Vec<DI32> madd(hn::Vec<D16> a, hn::Vec<D16> b, hn::Vec<DI32> acc) { return MulAddPairs(DI32(), a, b, acc); }
 
 // The int16 vector holding lo[i] in element 2i and hi[i] in element 2i+1
 // (lo, hi < 2^15).
@@ -170,11 +168,11 @@ HWY_INLINE void vertical(D32 d, const T* const* xr, const T* const* yr, size_t j
       const auto pa = pair16(load(xr[k]), load(xr[2 * kHalf - k]));
       const auto pb = pair16(load(yr[k]), load(yr[2 * kHalf - k]));
       const auto ff = hn::Set(d16, static_cast<int16_t>(kVifFilter[kScale][k]));
-      s1 = madd(pa, ff, s1);
-      s2 = madd(pb, ff, s2);
-      sxx = madd(products(pa, pa), ff, sxx);
-      syy = madd(products(pb, pb), ff, syy);
-      sxy = madd(products(pa, pb), ff, sxy);
+      s1 = MulAddPairs(pa, ff, s1);
+      s2 = MulAddPairs(pb, ff, s2);
+      sxx = MulAddPairs(products(pa, pa), ff, sxx);
+      syy = MulAddPairs(products(pb, pb), ff, syy);
+      sxy = MulAddPairs(products(pa, pb), ff, sxy);
     }
     // Each biased pair lost 2 * 32768 * f: the sum of the off-centre taps
     // times 2^16, added back modulo 2^32 (the true sums are < 2^32).
@@ -348,8 +346,8 @@ HWY_INLINE void horizontal(D32 d, const int16_t* const* v, size_t j, size_t vali
     hn::Vec<DI32> se[8];
     for (int m = 0; m < 8; ++m) se[m] = hn::Zero(di);
     const auto tap_pair = [&](size_t t, uint32_t f0, uint32_t f1) {
-      const auto ff = hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
-      for (int m = 0; m < 8; ++m) se[m] = madd(hn::LoadU(d16, v[m] + j + parity + t), ff, se[m]);
+      const auto ff = PairTaps(d16, f0, f1);
+      for (int m = 0; m < 8; ++m) se[m] = MulAddPairs(hn::LoadU(d16, v[m] + j + parity + t), ff, se[m]);
     };
     if constexpr (kScale == 3) {
       // The centre tap (43728) is no int16: each pair takes half of it.
@@ -453,9 +451,6 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
   const V32 hr = hn::Set(d, 32768u);
   const V32 flip = hn::Set(d, 0x8000u);
   const auto fc = hn::Set(di, static_cast<int32_t>(vif_tap(kNext, kHalf)));
-  const auto ff = [&](uint32_t f0, uint32_t f1) {
-    return hn::InterleaveLower(d16, hn::Set(d16, static_cast<int16_t>(f0)), hn::Set(d16, static_cast<int16_t>(f1)));
-  };
   for (int r = 0; r < h / 2; ++r) {
     const int i = 2 * r;
     for (int p = 0; p < 2; ++p) {
@@ -468,7 +463,7 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
         auto acc = hn::Mul(fc, hn::Sub(hn::BitCast(di, hn::PromoteTo(d, hn::LoadU(dt, xr[kHalf] + j))),
                                        hn::Set(di, 32768)));
         for (int k = 0; k < kHalf; ++k)
-          acc = madd(pair16(load(k, j), load(2 * kHalf - k, j)), hn::Set(d16, static_cast<int16_t>(vif_tap(kNext, k))), acc);
+          acc = MulAddPairs(pair16(load(k, j), load(2 * kHalf - k, j)), hn::Set(d16, static_cast<int16_t>(vif_tap(kNext, k))), acc);
         const V32 sum = hn::Add(hn::BitCast(d, acc), bias);
         store_biased(d, hn::And(hn::ShiftRightSame(hn::Add(sum, vr), v_shift), lo16), row + kHalf + j);
         if (j + n == w) break;
@@ -482,7 +477,7 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
         if (c + n > w2) c = w2 - n;
         auto acc = hn::Zero(di);
         const auto tap_pair = [&](size_t t, uint32_t f0, uint32_t f1) {
-          acc = madd(hn::LoadU(d16, row + 2 * c + t), ff(f0, f1), acc);
+          acc = MulAddPairs(hn::LoadU(d16, row + 2 * c + t), PairTaps(d16, f0, f1), acc);
         };
         if constexpr (kNext == 3) {
           constexpr uint32_t fm = vif_tap(3, 1);
