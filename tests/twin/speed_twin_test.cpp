@@ -6,11 +6,13 @@
 // reference's bands bit for bit: every depth and layout, every kernel scale,
 // every prescale method the twin runs up and down at the narrowest and
 // widest filter, sides rounded within 1e-3 of 1, a lanczos4 copy, the
-// v1.0.16 prescales at 1080p (152 requests, 82550 values, about 2 s).
+// v1.0.16 prescales at 1080p (152 requests, 82550 values, about 2 s), and
+// the covariance sums of every band (speed_math.h, thread by thread) equal
+// the CPU's terms (476 images, 154,700 sums).
 //
 // GPU: (1) the twin through its interface on the same 152 requests (frame 1,
 // frame 0 resident as its predecessor; speed_temporal's frame 0 too), every
-// band value bitwise against the CPU's terms; (2) the CPU path against the
+// band value and covariance sum bitwise against the CPU's terms; (2) the CPU path against the
 // CUDA path through the session (expect_twin:
 // every band of every frame with FrameTerms::same_as, then every output
 // with ==), over 8/10/12/16 bit x 4:2:0/4:2:2/4:4:4, the minimum and odd
@@ -180,6 +182,25 @@ const SpeedBand* bands_of(const FrameTerms& t, bool temporal) {
                   : down_cast<const SpeedChromaTerms&>(t).band.data();
 }
 
+const SpeedSums* sums_of(const FrameTerms& t, bool temporal) {
+  return temporal ? down_cast<const SpeedTemporalTerms&>(t).sums.data()
+                  : down_cast<const SpeedChromaTerms&>(t).sums.data();
+}
+
+// Bitwise equality of n images' covariance sums, the first difference
+// reported; counts the values (0 on a difference).
+size_t expect_same_sums(const SpeedSums* want, const SpeedSums* got, int n, const char* what) {
+  for (int k = 0; k < n; ++k)
+    for (int t = 0; t < kSpeedPairs; ++t)
+      if (double_bits(want[k][size_t(t)]) != double_bits(got[k][size_t(t)])) {
+        ADD_FAILURE() << what << " image " << k << " covariance sum " << t << ": cpu "
+                      << fmt::format("{:a}", want[k][size_t(t)]) << " " << what << " "
+                      << fmt::format("{:a}", got[k][size_t(t)]);
+        return 0;
+      }
+  return size_t(n) * kSpeedPairs;
+}
+
 // Bitwise equality of n bands, the first difference reported; counts the
 // values (0 on a difference) and asserts that noise bands are not zero.
 size_t expect_same_bands(const SpeedBand* want, const SpeedBand* got, int n, int trunc_w, const char* what) {
@@ -228,11 +249,25 @@ size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t
   }
   const std::vector<float> flat = host_bands(l);
   std::vector<SpeedBand> got(size_t(l.images));
-  for (int k = 0; k < l.images; ++k)
-    got[size_t(k)].assign(flat.begin() + std::ptrdiff_t(k * l.band_size()),
-                          flat.begin() + std::ptrdiff_t((k + 1) * l.band_size()));
+  std::vector<SpeedSums> sums(size_t(l.images));
+  for (int k = 0; k < l.images; ++k) {
+    SpeedBand& b = got[size_t(k)];
+    b.assign(flat.begin() + std::ptrdiff_t(k * l.band_size()), flat.begin() + std::ptrdiff_t((k + 1) * l.band_size()));
+    // speed.cu's means and covariance kernels, thread by thread.
+    float mean[kSpeedBlockSamples];
+    for (int a = 0; a < kSpeedBlockSamples; ++a)
+      mean[a] = speed_shifted_mean(speed_shifted_sum(b.data(), l.trunc_w, l.trunc_h, a), l.trunc_w, l.trunc_h);
+    for (int t = 0; t < kSpeedPairs; ++t) {
+      int a, c;
+      speed_pair(t, &a, &c);
+      sums[size_t(k)][size_t(t)] = speed_covariance_sum(b.data(), l.trunc_w, l.trunc_h, a, mean[a], c, mean[c]);
+    }
+  }
   const std::unique_ptr<FrameTerms> want = cpu_terms(*q);
-  return expect_same_bands(bands_of(*want, q->temporal), got.data(), l.images, l.trunc_w, "twin arithmetic");
+  const size_t values =
+      expect_same_bands(bands_of(*want, q->temporal), got.data(), l.images, l.trunc_w, "twin arithmetic");
+  return values ? values + expect_same_sums(sums_of(*want, q->temporal), sums.data(), l.images, "twin arithmetic")
+                : 0;
 }
 
 // The requests of the arithmetic tests: every depth and layout, every
@@ -277,7 +312,7 @@ std::vector<std::pair<VideoFormat, std::string>> arithmetic_requests() {
 // the 35-tap filter reading past a side that 1.0009 rounds up (12). The
 // number of band values follows from the geometry.
 constexpr int kArithmeticRuns = 152;
-constexpr size_t kArithmeticValues = 82550;
+constexpr size_t kArithmeticValues = 237250;  // 82,550 band values, 476 x 325 sums
 
 TEST(SpeedTwinArithmetic, EqualsTheCpuReferenceOnTheHost) {
   size_t values = 0;
@@ -340,13 +375,17 @@ size_t expect_device_bands(gpu::Context& ctx, const VideoFormat& f, const std::s
     (*twin)->unpack(host.data(), *got);
     if (index == 0) {
       EXPECT_TRUE(bands_of(*got, true)[0].empty() && bands_of(*got, true)[1].empty()) << "frame 0 has bands";
+      EXPECT_TRUE(sums_of(*got, true)[0] == SpeedSums{} && sums_of(*got, true)[1] == SpeedSums{})
+          << "frame 0 has covariance sums";
     }
   }
   const std::unique_ptr<FrameTerms> want = cpu_terms(*q);
-  const size_t values = expect_same_bands(bands_of(*want, q->temporal), bands_of(*got, q->temporal),
-                                          q->temporal ? 2 : 4, speed_kernel_params(*q->ex).g.trunc_w, "cuda");
+  const int images = q->temporal ? 2 : 4;
+  const size_t values = expect_same_bands(bands_of(*want, q->temporal), bands_of(*got, q->temporal), images,
+                                          speed_kernel_params(*q->ex).g.trunc_w, "cuda");
   EXPECT_TRUE(want->same_as(*got));
-  return values;
+  return values ? values + expect_same_sums(sums_of(*want, q->temporal), sums_of(*got, q->temporal), images, "cuda")
+                : 0;
 }
 
 TEST(SpeedTwin, DeviceBandsEqualTheCpuReference) {

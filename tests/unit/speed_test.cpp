@@ -477,6 +477,10 @@ TEST(SpeedTerms, DeclarationsAndBitwiseComparison) {
   mod.band[3][7] = -mod.band[3][7];
   EXPECT_FALSE(copy->same_as(*a));
   mod.band[3][7] = -mod.band[3][7];
+  mod.sums[2][100] = std::nextafter(mod.sums[2][100], 0.0);
+  EXPECT_FALSE(copy->same_as(*a));
+  mod.sums[2][100] = t.sums[2][100];
+  EXPECT_TRUE(copy->same_as(*a));
   mod.band[1].pop_back();
   EXPECT_FALSE(copy->same_as(*a));
   auto tt = (*te)->make_terms();

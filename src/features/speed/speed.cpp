@@ -190,14 +190,15 @@ class SpeedChroma final : public SpeedExtractor {
       band(kp_, in.ref->plane(1 + c), t.band[2 * c]);
       band(kp_, in.dis->plane(1 + c), t.band[2 * c + 1]);
     }
+    for (int k = 0; k < 4; ++k) speed_band_sums(kp_.g, t.band[k], t.sums[k]);
     return ok_status();
   }
 
   bool settles() const override { return true; }
   std::unique_ptr<FrameTerms> settle(const FrameTerms& terms) const override {
     const auto& t = down_cast<const SpeedChromaTerms&>(terms);
-    const SpeedScore u = speed_pair_score(kp_.g, t.band[0], t.band[1], p_);
-    const SpeedScore v = speed_pair_score(kp_.g, t.band[2], t.band[3], p_);
+    const SpeedScore u = speed_pair_score(kp_.g, t.band[0], t.sums[0], t.band[1], t.sums[1], p_);
+    const SpeedScore v = speed_pair_score(kp_.g, t.band[2], t.sums[2], t.band[3], t.sums[3], p_);
     const SpeedChromaScores s = speed_chroma_scores(u, v, p_.max_val);
     auto settled = std::make_unique<SpeedSettled>();
     settled->value = {s.u, s.v, s.uv};
@@ -249,6 +250,7 @@ class SpeedTemporal final : public SpeedExtractor {
     if (in.index == 0) {
       t.band[0].clear();
       t.band[1].clear();
+      t.sums = {};
       return ok_status();
     }
     const Picture* prev_ref = in.prev_ref[0];
@@ -259,6 +261,7 @@ class SpeedTemporal final : public SpeedExtractor {
     const auto band = simd_enabled() ? &speed_difference_band_simd : &speed_difference_band_ref;
     band(kp_, prev_ref->plane(0), in.ref->plane(0), t.band[0]);
     band(kp_, prev_dis->plane(0), (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.band[1]);
+    for (int k = 0; k < 2; ++k) speed_band_sums(kp_.g, t.band[k], t.sums[k]);
     return ok_status();
   }
 
@@ -267,7 +270,8 @@ class SpeedTemporal final : public SpeedExtractor {
     const auto& t = down_cast<const SpeedTemporalTerms&>(terms);
     auto settled = std::make_unique<SpeedSettled>();
     // weight_var_mode stays 0 here in libvmaf, and the score is not clipped.
-    if (!t.band[0].empty()) settled->value[0] = speed_pair_score(kp_.g, t.band[0], t.band[1], p_).score;
+    if (!t.band[0].empty())
+      settled->value[0] = speed_pair_score(kp_.g, t.band[0], t.sums[0], t.band[1], t.sums[1], p_).score;
     return settled;
   }
 
@@ -351,11 +355,13 @@ SpeedGeometry speed_geometry(int w, int h, const SpeedParams& p) {
   return g;
 }
 
-bool same_bands(const SpeedBand* a, const SpeedBand* b, int n) {
+bool same_bands(const SpeedBand* a, const SpeedSums* a_sums, const SpeedBand* b, const SpeedSums* b_sums, int n) {
   for (int i = 0; i < n; ++i) {
     if (a[i].size() != b[i].size()) return false;
     for (size_t k = 0; k < a[i].size(); ++k)
       if (float_bits(a[i][k]) != float_bits(b[i][k])) return false;
+    for (int k = 0; k < kSpeedPairs; ++k)
+      if (double_bits(a_sums[i][size_t(k)]) != double_bits(b_sums[i][size_t(k)])) return false;
   }
   return true;
 }

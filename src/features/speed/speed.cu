@@ -1,11 +1,16 @@
 // speed_chroma / speed_temporal CUDA kernels: one thread per value of each
 // pass, the value computed by speed_math.h (the operations the host tests
-// check against the CPU reference). Three launches per frame, every image of
-// the frame in blockIdx.z:
+// check against the CPU reference). Five launches per frame, every image of
+// the frame in the grid's last dimension:
 //   vertical:   vert = speed_vertical_value for every 16th row and every
 //               column (the resampled samples computed where read);
 //   horizontal: small = speed_horizontal_value, every 16th column;
-//   band:       speed_band_value on the top-left trunc_w x trunc_h.
+//   band:       speed_band_value on the top-left trunc_w x trunc_h;
+//   means:      one thread per block offset: speed_shifted_sum, then
+//               speed_shifted_mean;
+//   covariance: one thread per pair: speed_covariance_sum (the longest
+//               sequence: (trunc_w - 4) (trunc_h - 4) terms, 31,000 at 4K
+//               luma; the pairs of an image spread over 11 blocks).
 // Nothing is reduced across threads: each value is one thread's fixed
 // sequence of operations.
 #include "features/speed/speed_kernels.h"
@@ -40,6 +45,25 @@ __global__ void __launch_bounds__(kThreads) band_kernel(SpeedLaunch l, uint32_t*
   if (x == 0 && y == 0 && k == 0) *present = 1;
 }
 
+constexpr int kSumThreads = 32;
+
+__global__ void __launch_bounds__(kSumThreads) means_kernel(SpeedLaunch l, const float* bands) {
+  const int a = static_cast<int>(threadIdx.x), k = static_cast<int>(blockIdx.x);
+  if (a >= kSpeedBlockSamples) return;
+  const float sum = speed_shifted_sum(bands + k * l.band_size(), l.trunc_w, l.trunc_h, a);
+  l.means[k * kSpeedBlockSamples + a] = speed_shifted_mean(sum, l.trunc_w, l.trunc_h);
+}
+
+__global__ void __launch_bounds__(kSumThreads) covariance_kernel(SpeedLaunch l, const float* bands, double* sums) {
+  const int t = static_cast<int>(blockIdx.x) * kSumThreads + static_cast<int>(threadIdx.x);
+  if (t >= kSpeedPairs) return;
+  const int k = static_cast<int>(blockIdx.y);
+  int a, b;
+  speed_pair(t, &a, &b);
+  const float* mean = l.means + k * kSpeedBlockSamples;
+  sums[k * kSpeedPairs + t] = speed_covariance_sum(bands + k * l.band_size(), l.trunc_w, l.trunc_h, a, mean[a], b, mean[b]);
+}
+
 __global__ void windows_kernel(SpeedSource source, int n, int dst, SpeedWindow* out) {
   const int x = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x);
   if (x < dst) out[x] = speed_window(source, n, dst, x);
@@ -64,7 +88,7 @@ cudaError_t speed_resample_windows(SpeedSource source, int src, int dst, SpeedWi
   return cudaGetLastError();
 }
 
-cudaError_t speed_enqueue(const SpeedLaunch& l, uint32_t* present, float* bands, cudaStream_t stream) {
+cudaError_t speed_enqueue(const SpeedLaunch& l, uint32_t* present, double* sums, float* bands, cudaStream_t stream) {
   const auto z = static_cast<unsigned>(l.images);
   const dim3 vgrid(blocks(l.scaled_w), static_cast<unsigned>(l.op_h), z);
   if (l.bpc == 8) {
@@ -80,6 +104,12 @@ cudaError_t speed_enqueue(const SpeedLaunch& l, uint32_t* present, float* bands,
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   band_kernel<<<dim3(blocks(l.trunc_w), static_cast<unsigned>(l.trunc_h), z), kThreads, 0, stream>>>(l, present, bands);
+  e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  means_kernel<<<z, kSumThreads, 0, stream>>>(l, bands);
+  e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  covariance_kernel<<<dim3((kSpeedPairs + kSumThreads - 1) / kSumThreads, z), kSumThreads, 0, stream>>>(l, bands, sums);
   return cudaGetLastError();
 }
 

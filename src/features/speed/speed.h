@@ -54,28 +54,32 @@
 // gives other values; this is the scalar path (docs/speed.md).
 //
 // Terms and finish: the split and why it is exact.
-//   SpeedChromaTerms / SpeedTemporalTerms hold the bands of stage 5 (per
-//   image trunc_w x trunc_h floats, row-major): the exact float values
-//   libvmaf's est_params reads. Each band value depends on a bounded window
-//   of the input (the anti-alias taps around its sample, the local-mean taps
-//   around it) and is computed with float multiplies and adds in a fixed
-//   tap order, no reduction across the image: a device can produce each
-//   value independently, bit for bit, with the same operations (no FMA, taps
-//   uploaded from the host's gaussian_taps). Stages 6-7 (covariance, the
-//   eigen and QR solvers, every libm call) run in the shared finish on the
-//   host, on those values, so no backend carries its own copy of them.
+//   SpeedChromaTerms / SpeedTemporalTerms hold, per image, the band of stage
+//   5 (trunc_w x trunc_h floats, row-major: the exact float values libvmaf's
+//   est_params reads) and est_params' 325 covariance sums of it (SpeedSums).
+//   Each band value depends on a bounded window of the input (the
+//   anti-alias taps around its sample, the local-mean taps around it) and is
+//   computed with float multiplies and adds in a fixed tap order, no
+//   reduction across the image: a device can produce each value
+//   independently, bit for bit, with the same operations (no FMA, taps
+//   uploaded from the host's gaussian_taps). Each covariance sum is one
+//   sequence of IEEE operations over the band in raster order (and the 25
+//   means it subtracts are float sums in raster order): a device thread can
+//   run that sequence as it stands (speed_math.h). The rest of stages 6-7
+//   (the eigen and QR solvers, every libm call) runs in the shared finish on
+//   the host, on those values, so no backend carries its own copy of them.
 //
-// CUDA twins (speed.cu, speed_cuda.cpp, speed_math.h): stages 1-5 on the
-// device, the finish above on the host. Exact because every band value is
+// CUDA twins (speed.cu, speed_cuda.cpp, speed_math.h): stages 1-5 and the
+// covariance sums on the device, the finish above on the host. Exact because every band value is
 // computed with this file's operations in this order, each written as an IEEE
 // round-to-nearest intrinsic (float and double alike: the same result as the
 // host's SSE arithmetic, which -ffp-contract=off keeps uncontracted), from
 // the extractor's own host-made taps; the sample division by 2^k is the
-// exact multiplication by 2^-k. The resamplers' per-axis windows use only
+// exact multiplication by 2^-k; the sums are one thread's sequence each. The resamplers' per-axis windows use only
 // + - * /, floor and ceil (float_resample.h) and are computed on the device
 // once. lanczos4's weights call libm sin: a resampling lanczos4 prescale is
-// refused (the CPU runs it). No reduction crosses values, so no order
-// question arises.
+// refused (the CPU runs it). No reduction is split across threads, so no
+// order question arises.
 //
 // Sizes: libvmaf has no block below 80x80 samples after prescale (the 1/16
 // image must be at least 5x5): it divides by zero blocks and crashes. init
@@ -95,8 +99,6 @@
 
 namespace twinmaf {
 
-inline constexpr int kSpeedBlock = 5;                                // block side
-inline constexpr int kSpeedBlockSamples = kSpeedBlock * kSpeedBlock;  // 25
 inline constexpr int kSpeedDecimation = 16;                          // 1/16 scale
 inline constexpr int kSpeedMinScaled = kSpeedBlock * kSpeedDecimation;  // 80
 
@@ -150,27 +152,40 @@ std::optional<SpeedSource> speed_source(const SpeedKernelParams& kp);
 // Stage 5 of one image: trunc_w x trunc_h floats, row-major.
 using SpeedBand = std::vector<float>;
 
-// Bitwise equality of two sets of bands.
-bool same_bands(const SpeedBand* a, const SpeedBand* b, int n);
+// est_params' covariance sums of one band (speed_band_sums), pairs row by
+// row (speed_math.h's kSpeedPairs order).
+using SpeedSums = std::array<double, kSpeedPairs>;
+
+// Bitwise equality of n bands and of their sums.
+bool same_bands(const SpeedBand* a, const SpeedSums* a_sums, const SpeedBand* b, const SpeedSums* b_sums, int n);
 
 struct SpeedChromaTerms final : FrameTermsOf<SpeedChromaTerms> {
   // u ref, u dis, v ref, v dis.
   std::array<SpeedBand, 4> band;
+  std::array<SpeedSums, 4> sums{};
   bool operator==(const SpeedChromaTerms& o) const {
-    return same_bands(band.data(), o.band.data(), 4);
+    return same_bands(band.data(), sums.data(), o.band.data(), o.sums.data(), 4);
   }
   template <class Self, class F>
-  static void fields(Self& s, F&& f) { f(s.band); }
+  static void fields(Self& s, F&& f) {
+    f(s.band);
+    f(s.sums);
+  }
 };
 
 struct SpeedTemporalTerms final : FrameTermsOf<SpeedTemporalTerms> {
-  // Frame differences: ref, dis. Empty at frame 0 (no predecessor).
+  // Frame differences: ref, dis. Empty bands and zero sums at frame 0 (no
+  // predecessor).
   std::array<SpeedBand, 2> band;
+  std::array<SpeedSums, 2> sums{};
   bool operator==(const SpeedTemporalTerms& o) const {
-    return same_bands(band.data(), o.band.data(), 2);
+    return same_bands(band.data(), sums.data(), o.band.data(), o.sums.data(), 2);
   }
   template <class Self, class F>
-  static void fields(Self& s, F&& f) { f(s.band); }
+  static void fields(Self& s, F&& f) {
+    f(s.band);
+    f(s.sums);
+  }
 };
 
 // CPU reference kernels (stages 1-5).
@@ -197,25 +212,26 @@ struct SpeedBlockStats {
   std::vector<float> variance;  // per block, raster order
   bool singular = false;
 };
-// est_params of one band.
-SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, float sigma_nn);
+// est_params of one band from its sums.
+SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, const SpeedSums& sums,
+                                  float sigma_nn);
 // est_params' sums of each of the 25 sub-images shifted by (a / 5, a % 5)
-// (their means times their area): float sums from +0 in raster order.
-// Reference, and Highway SIMD (speed_finish_simd.cpp: one lane per
-// sub-image, gathered), equal on every target (tests/simd).
+// (their means times their area): speed_shifted_sum. Reference, and Highway
+// SIMD (speed_finish_simd.cpp: one lane per sub-image, gathered), equal on
+// every target (tests/simd).
 void speed_shifted_sums_ref(const SpeedGeometry& g, const float* band, float* sum);
 void speed_shifted_sums_simd(const SpeedGeometry& g, const float* band, float* sum);
-// est_params' covariance sums, most of the finish's time: for every pair
-// b <= a of the 25 block offsets, the double sum over the shifted
-// sub-images, in raster order, of (x_a - mean_a) * (x_b - mean_b), each
-// difference taken in double from two floats. `acc` holds the pairs row by
-// row (a, then b = 0..a). Reference, and Highway SIMD
-// (speed_finish_simd.cpp: lanes over the pairs of one row a, every pair's
-// sum still in raster order, products and sums the reference's IEEE
-// operations), equal on every target (tests/simd).
-inline constexpr int kSpeedPairs = kSpeedBlockSamples * (kSpeedBlockSamples + 1) / 2;
+// est_params' covariance sums (speed_covariance_sum) for every pair, `acc`
+// in kSpeedPairs order, from the means (the shifted sums divided by the
+// area in float). Reference, and Highway SIMD (speed_finish_simd.cpp: lanes
+// over the pairs of one row a, every pair's sum still in raster order,
+// products and sums the reference's IEEE operations), equal on every target
+// (tests/simd).
 void speed_covariance_sums_ref(const SpeedGeometry& g, const float* band, const float* mean, double* acc);
 void speed_covariance_sums_simd(const SpeedGeometry& g, const float* band, const float* mean, double* acc);
+// The means and covariance sums of one band (SIMD where enabled): what the
+// CPU extractors' compute() stores beside each band.
+void speed_band_sums(const SpeedGeometry& g, const SpeedBand& band, SpeedSums& sums);
 // get_speed_score of two images' statistics.
 float speed_blocks_score(const SpeedBlockStats& ref, const SpeedBlockStats& dis, float sigma_nn,
                          float nn_floor, int weight_var_mode);
@@ -224,9 +240,9 @@ struct SpeedScore {
   float score = 0;
   bool singular = false;  // either image singular (libvmaf's channel error)
 };
-// speed_extract_score from the two bands of a (ref, dis) pair.
-SpeedScore speed_pair_score(const SpeedGeometry& g, const SpeedBand& ref, const SpeedBand& dis,
-                            const SpeedParams& p);
+// speed_extract_score from the two bands of a (ref, dis) pair and their sums.
+SpeedScore speed_pair_score(const SpeedGeometry& g, const SpeedBand& ref, const SpeedSums& ref_sums,
+                            const SpeedBand& dis, const SpeedSums& dis_sums, const SpeedParams& p);
 
 // libvmaf's three outputs from the two channel scores.
 struct SpeedChromaScores {

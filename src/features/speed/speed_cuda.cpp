@@ -1,10 +1,11 @@
 // speed_chroma / speed_temporal CUDA twins: the CPU's SpeedChromaTerms /
-// SpeedTemporalTerms (the stage-5 bands, speed.h) computed from the ring's
-// planes by speed.cu; the shared finish (est_params, eigenvalues, scores)
-// runs on the host unchanged. Raw terms per frame: a presence word (0 at
-// speed_temporal's frame 0, which has no bands), then the bands in
-// SpeedChromaTerms / SpeedTemporalTerms order: 4 x 60 x 30 floats (29 kB)
-// per 1080p 4:2:0 frame for speed_chroma.
+// SpeedTemporalTerms (the stage-5 bands and their covariance sums, speed.h)
+// computed from the ring's planes by speed.cu; the shared finish (the
+// covariance matrix, eigenvalues, solve, scores) runs on the host unchanged.
+// Raw terms per frame: a presence word (0 at speed_temporal's frame 0, which
+// has no bands), padded to 16 bytes, then per image its kSpeedPairs sums,
+// then the bands in SpeedChromaTerms / SpeedTemporalTerms order: 4 x (325
+// doubles + 60 x 30 floats) (39 kB) per 1080p 4:2:0 frame for speed_chroma.
 //
 // Why the bands are the CPU's bits: each band value is a fixed expression
 // of a bounded window of samples (speed.h, "Terms and finish"); speed.cu
@@ -16,7 +17,7 @@
 // --backend auto).
 //
 // Scratch, allocated once: the vertical pass (images x op_h x scaled_w
-// floats), the 1/16 images and the windows; about 2 MB for 4K 4:2:0
+// floats), the 1/16 images, the means and the windows; about 2 MB for 4K 4:2:0
 // speed_chroma. The session runs one instance's frames in order on one
 // stream, so one set serves every frame.
 #include <fmt/format.h>
@@ -33,8 +34,8 @@ namespace twinmaf {
 
 namespace {
 
-// Raw terms: the presence word, padded so that the bands start 16-aligned.
-constexpr std::size_t kBandsOffset = 16;
+// Raw terms: the presence word, padded so that the sums start 16-aligned.
+constexpr std::size_t kSumsOffset = 16;
 
 class SpeedTwin final : public Twin {
  public:
@@ -48,7 +49,7 @@ class SpeedTwin final : public Twin {
         windows_(std::move(windows)) {}
 
   std::size_t terms_bytes() const override {
-    return kBandsOffset + std::size_t(launch_.images) * launch_.band_size() * sizeof(float);
+    return bands_offset() + std::size_t(launch_.images) * launch_.band_size() * sizeof(float);
   }
   std::string name() const override {
     return fmt::format("{}_{}bpc_cuda", temporal_ ? "speed_temporal" : "speed_chroma", fmt_.bpc > 8 ? 16 : 8);
@@ -73,7 +74,8 @@ class SpeedTwin final : public Twin {
                      f.index);
     auto* terms = static_cast<uint8_t*>(device_terms);
     TWINMAF_CUDA_TRY(cuda::speed_enqueue(l, reinterpret_cast<uint32_t*>(terms),
-                                         reinterpret_cast<float*>(terms + kBandsOffset),
+                                         reinterpret_cast<double*>(terms + kSumsOffset),
+                                         reinterpret_cast<float*>(terms + bands_offset()),
                                          static_cast<cudaStream_t>(stream)));
     return ok_status();
   }
@@ -84,19 +86,25 @@ class SpeedTwin final : public Twin {
     std::memcpy(&present, raw, sizeof present);
     SpeedBand* bands = temporal_ ? down_cast<SpeedTemporalTerms&>(out).band.data()
                                  : down_cast<SpeedChromaTerms&>(out).band.data();
+    SpeedSums* sums = temporal_ ? down_cast<SpeedTemporalTerms&>(out).sums.data()
+                                : down_cast<SpeedChromaTerms&>(out).sums.data();
     for (int k = 0; k < launch_.images; ++k) {
       SpeedBand& b = bands[k];
       if (!present) {
         b.clear();
+        sums[k] = {};
         continue;
       }
+      std::memcpy(sums[k].data(), raw + kSumsOffset + std::size_t(k) * sizeof(SpeedSums), sizeof(SpeedSums));
       b.resize(launch_.band_size());
-      std::memcpy(b.data(), raw + kBandsOffset + std::size_t(k) * launch_.band_size() * sizeof(float),
+      std::memcpy(b.data(), raw + bands_offset() + std::size_t(k) * launch_.band_size() * sizeof(float),
                   launch_.band_size() * sizeof(float));
     }
   }
 
  private:
+  std::size_t bands_offset() const { return kSumsOffset + std::size_t(launch_.images) * sizeof(SpeedSums); }
+
   bool temporal_;
   VideoFormat fmt_;
   bool use_ref_diff_;
@@ -134,9 +142,12 @@ Result<std::unique_ptr<Twin>> make_speed_twin(bool temporal, const Extractor& co
       speed_twin_launch(temporal ? "speed_temporal" : "speed_chroma", speed_kernel_params(configured), temporal));
   const std::size_t vert = std::size_t(l.images) * std::size_t(l.op_h) * std::size_t(l.scaled_w);
   const std::size_t small = std::size_t(l.images) * std::size_t(l.op_h) * std::size_t(l.op_w);
-  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer scratch, gpu::DeviceBuffer::create((vert + small) * sizeof(float)));
+  const std::size_t means = std::size_t(l.images) * kSpeedBlockSamples;
+  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer scratch,
+                           gpu::DeviceBuffer::create((vert + small + means) * sizeof(float)));
   l.vert = reinterpret_cast<float*>(scratch.get());
   l.small = l.vert + vert;
+  l.means = l.small + small;
   gpu::DeviceBuffer windows;
   if (l.source != SpeedSource::kDirect) TWINMAF_RETURN_IF_ERROR(make_windows(l, windows));
   return std::unique_ptr<Twin>(std::make_unique<SpeedTwin>(temporal, fmt, speed_params(configured).use_ref_diff, l,

@@ -298,56 +298,35 @@ bool solve(const Matrix& k, const float* y, int cols, float* x) {
 }  // namespace
 
 void speed_shifted_sums_ref(const SpeedGeometry& g, const float* band, float* sum) {
-  const int tw = g.trunc_w;
-  const int sw = g.trunc_w - kSpeedBlock + 1;
-  const int sh = g.trunc_h - kSpeedBlock + 1;
-  for (int a = 0; a < kN; ++a) {
-    const float* base = band + (a / kSpeedBlock) * tw + a % kSpeedBlock;
-    float s = 0;
-    for (int i = 0; i < sh; ++i)
-      for (int j = 0; j < sw; ++j) s += base[i * tw + j];
-    sum[a] = s;
+  for (int a = 0; a < kN; ++a) sum[a] = speed_shifted_sum(band, g.trunc_w, g.trunc_h, a);
+}
+
+void speed_covariance_sums_ref(const SpeedGeometry& g, const float* band, const float* mean, double* acc) {
+  for (int t = 0; t < kSpeedPairs; ++t) {
+    int a, b;
+    speed_pair(t, &a, &b);
+    acc[t] = speed_covariance_sum(band, g.trunc_w, g.trunc_h, a, mean[a], b, mean[b]);
   }
 }
 
-// libvmaf sums each pair (a, b) over the sub-image in raster order; one
-// raster pass updating all 325 pairs keeps every pair's order.
-void speed_covariance_sums_ref(const SpeedGeometry& g, const float* band, const float* mean, double* acc) {
-  const int tw = g.trunc_w;
-  const int sw = g.trunc_w - kSpeedBlock + 1;
-  const int sh = g.trunc_h - kSpeedBlock + 1;
-  std::fill(acc, acc + kSpeedPairs, 0.0);
-  std::array<double, kN> dev{};
-  for (int i = 0; i < sh; ++i)
-    for (int j = 0; j < sw; ++j) {
-      const float* p = band + i * tw + j;
-      for (int a = 0; a < kN; ++a)
-        dev[a] = static_cast<double>(p[(a / kSpeedBlock) * tw + a % kSpeedBlock]) - static_cast<double>(mean[a]);
-      double* row = acc;
-      for (int a = 0; a < kN; ++a) {
-        const double da = dev[a];
-        for (int b = 0; b <= a; ++b) row[b] += da * dev[b];
-        row += a + 1;
-      }
-    }
+void speed_band_sums(const SpeedGeometry& g, const SpeedBand& band, SpeedSums& sums) {
+  const bool simd = simd_enabled();
+  std::array<float, kN> mean{};
+  (simd ? speed_shifted_sums_simd : speed_shifted_sums_ref)(g, band.data(), mean.data());
+  for (float& m : mean) m = speed_shifted_mean(m, g.trunc_w, g.trunc_h);
+  (simd ? speed_covariance_sums_simd : speed_covariance_sums_ref)(g, band.data(), mean.data(), sums.data());
 }
 
-SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, float sigma_nn) {
+SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, const SpeedSums& sums,
+                                  float sigma_nn) {
   const int tw = g.trunc_w;
-  const int sw = g.trunc_w - kSpeedBlock + 1;  // shifted sub-image size
-  const int sh = g.trunc_h - kSpeedBlock + 1;
   const int nbx = g.blocks_x();
   const int nb = g.blocks();
-  const size_t area = static_cast<size_t>(sw) * static_cast<size_t>(sh);
+  // The shifted sub-images' area.
+  const size_t area = static_cast<size_t>(g.trunc_w - kSpeedBlock + 1) * static_cast<size_t>(g.trunc_h - kSpeedBlock + 1);
 
-  std::array<float, kN> mean{};
-  (simd_enabled() ? speed_shifted_sums_simd : speed_shifted_sums_ref)(g, band.data(), mean.data());
-  for (float& m : mean) m /= static_cast<float>(area);
-
-  std::array<double, kSpeedPairs> acc{};
-  (simd_enabled() ? speed_covariance_sums_simd : speed_covariance_sums_ref)(g, band.data(), mean.data(), acc.data());
   Matrix k{};
-  const double* row = acc.data();
+  const double* row = sums.data();
   for (int a = 0; a < kN; ++a) {
     for (int b = 0; b <= a; ++b) {
       const float c = static_cast<float>(row[b] / static_cast<double>(area));
@@ -447,11 +426,11 @@ float speed_blocks_score(const SpeedBlockStats& ref, const SpeedBlockStats& dis,
   return score / static_cast<float>(nb);
 }
 
-SpeedScore speed_pair_score(const SpeedGeometry& g, const SpeedBand& ref, const SpeedBand& dis,
-                            const SpeedParams& p) {
+SpeedScore speed_pair_score(const SpeedGeometry& g, const SpeedBand& ref, const SpeedSums& ref_sums,
+                            const SpeedBand& dis, const SpeedSums& dis_sums, const SpeedParams& p) {
   const auto snn = static_cast<float>(p.sigma_nn);
-  const SpeedBlockStats r = speed_block_stats(g, ref, snn);
-  const SpeedBlockStats d = speed_block_stats(g, dis, snn);
+  const SpeedBlockStats r = speed_block_stats(g, ref, ref_sums, snn);
+  const SpeedBlockStats d = speed_block_stats(g, dis, dis_sums, snn);
   SpeedScore s;
   s.singular = r.singular || d.singular;
   // Exactly one singular image: libvmaf reports 0 rather than an inflated score.

@@ -20,6 +20,11 @@
 
 namespace twinmaf {
 
+inline constexpr int kSpeedBlock = 5;                                // block side
+inline constexpr int kSpeedBlockSamples = kSpeedBlock * kSpeedBlock;  // 25
+// The covariance's pairs b <= a of block offsets, row by row (a, then b =
+// 0..a): index a (a + 1) / 2 + b.
+inline constexpr int kSpeedPairs = kSpeedBlockSamples * (kSpeedBlockSamples + 1) / 2;  // 325
 
 // Anti-alias taps: gaussian_filter_size(1, ks) <= 35 for every accepted ks
 // (9 * 3.72 rounded up to odd); local mean: gaussian_filter_size(4, ks) <= 9.
@@ -73,6 +78,7 @@ struct SpeedLaunch {
   const SpeedWindow* rows = nullptr;  // scaled_h entries
   float* vert = nullptr;   // images x op_h x scaled_w: the vertical pass
   float* small = nullptr;  // images x op_h x op_w: the 1/16 images
+  float* means = nullptr;  // images x kSpeedBlockSamples: the shifted sub-images' means
 
   TWINMAF_HD std::size_t band_size() const { return std::size_t(trunc_w) * std::size_t(trunc_h); }
 };
@@ -165,6 +171,50 @@ TWINMAF_HD float speed_band_value(const SpeedLaunch& l, int k, int x, int y) {
     mean = rn_add(mean, rn_mul(l.lm[t], v));
   }
   return rn_sub(s[static_cast<std::size_t>(y) * l.op_w + x], mean);
+}
+
+// est_params' sums of one band (speed.h stage 6), over the (tw - 4) x
+// (th - 4) pixels of the shifted sub-images in raster order; block offset a
+// in [0, 25) reads sample (a / 5, a % 5) of each pixel's 5x5 window.
+//
+// Sum of sub-image a: float, from +0.
+TWINMAF_HD float speed_shifted_sum(const float* band, int tw, int th, int a) {
+  const float* base = band + (a / kSpeedBlock) * tw + a % kSpeedBlock;
+  const int sw = tw - kSpeedBlock + 1, sh = th - kSpeedBlock + 1;
+  float s = 0.0f;
+  for (int i = 0; i < sh; ++i)
+    for (int j = 0; j < sw; ++j) s = hd::rn_add(s, base[i * tw + j]);
+  return s;
+}
+
+// Mean of sub-image a: its sum divided by the area, in float.
+TWINMAF_HD float speed_shifted_mean(float sum, int tw, int th) {
+  return hd::rn_div(sum, hd::int_float((tw - kSpeedBlock + 1) * (th - kSpeedBlock + 1)));
+}
+
+// (a, b) of pair index t < kSpeedPairs.
+TWINMAF_HD void speed_pair(int t, int* a, int* b) {
+  int r = 0;
+  while ((r + 1) * (r + 2) / 2 <= t) ++r;
+  *a = r;
+  *b = t - r * (r + 1) / 2;
+}
+
+// Covariance sum of the pair (a, b): double, from +0, of (x_a - mean_a) *
+// (x_b - mean_b), each difference taken in double from two floats.
+TWINMAF_HD double speed_covariance_sum(const float* band, int tw, int th, int a, float mean_a, int b,
+                                       float mean_b) {
+  using namespace hd;
+  const float* pa = band + (a / kSpeedBlock) * tw + a % kSpeedBlock;
+  const float* pb = band + (b / kSpeedBlock) * tw + b % kSpeedBlock;
+  const double ma = mean_a, mb = mean_b;
+  const int sw = tw - kSpeedBlock + 1, sh = th - kSpeedBlock + 1;
+  double s = 0.0;
+  for (int i = 0; i < sh; ++i)
+    for (int j = 0; j < sw; ++j)
+      s = rn_add(s, rn_mul(rn_sub(static_cast<double>(pa[i * tw + j]), ma),
+                           rn_sub(static_cast<double>(pb[i * tw + j]), mb)));
+  return s;
 }
 
 // float_resample.cpp's mirror: one reflection about 0 and last, in float.
