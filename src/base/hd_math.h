@@ -4,6 +4,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 #include "base/hd.h"
@@ -158,6 +159,14 @@ TWINMAF_HD double rn_div(double a, double b) {
   return __ddiv_rn(a, b);
 #else
   return a / b;
+#endif
+}
+// Correctly rounded on both (IEEE sqrt; libm's sqrt is the instruction).
+TWINMAF_HD double rn_sqrt(double a) {
+#if defined(__CUDA_ARCH__)
+  return __dsqrt_rn(a);
+#else
+  return std::sqrt(a);
 #endif
 }
 

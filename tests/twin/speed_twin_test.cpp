@@ -12,7 +12,8 @@
 //
 // GPU: (1) the twin through its interface on the same 152 requests (frame 1,
 // frame 0 resident as its predecessor; speed_temporal's frame 0 too), every
-// band value and covariance sum bitwise against the CPU's terms; (2) the CPU path against the
+// band value, covariance sum and entry of K's QR factors bitwise against the
+// CPU's terms; (2) the CPU path against the
 // CUDA path through the session (expect_twin:
 // every band of every frame with FrameTerms::same_as, then every output
 // with ==), over 8/10/12/16 bit x 4:2:0/4:2:2/4:4:4, the minimum and odd
@@ -177,49 +178,58 @@ std::unique_ptr<FrameTerms> cpu_terms(const Request& q) {
   return t;
 }
 
-const SpeedBand* bands_of(const FrameTerms& t, bool temporal) {
-  return temporal ? down_cast<const SpeedTemporalTerms&>(t).band.data()
-                  : down_cast<const SpeedChromaTerms&>(t).band.data();
+const SpeedImageTerms* images_of(const FrameTerms& t, bool temporal) {
+  return temporal ? down_cast<const SpeedTemporalTerms&>(t).image.data()
+                  : down_cast<const SpeedChromaTerms&>(t).image.data();
 }
 
-const SpeedSums* sums_of(const FrameTerms& t, bool temporal) {
-  return temporal ? down_cast<const SpeedTemporalTerms&>(t).sums.data()
-                  : down_cast<const SpeedChromaTerms&>(t).sums.data();
+template <typename T>
+std::string hex(T v) {
+  return fmt::format("{:a}", v);
 }
 
-// Bitwise equality of n images' covariance sums, the first difference
-// reported; counts the values (0 on a difference).
-size_t expect_same_sums(const SpeedSums* want, const SpeedSums* got, int n, const char* what) {
-  for (int k = 0; k < n; ++k)
-    for (int t = 0; t < kSpeedPairs; ++t)
-      if (double_bits(want[k][size_t(t)]) != double_bits(got[k][size_t(t)])) {
-        ADD_FAILURE() << what << " image " << k << " covariance sum " << t << ": cpu "
-                      << fmt::format("{:a}", want[k][size_t(t)]) << " " << what << " "
-                      << fmt::format("{:a}", got[k][size_t(t)]);
-        return 0;
-      }
-  return size_t(n) * kSpeedPairs;
-}
-
-// Bitwise equality of n bands, the first difference reported; counts the
-// values (0 on a difference) and asserts that noise bands are not zero.
-size_t expect_same_bands(const SpeedBand* want, const SpeedBand* got, int n, int trunc_w, const char* what) {
-  size_t values = 0, nonzero = 0;
+// Bitwise equality of n images' terms (bands and sums; with `factors` also
+// q and r), the first difference reported; counts the values (0 on a
+// difference) and asserts that noise bands are not zero.
+size_t expect_same_images(const SpeedImageTerms* want, const SpeedImageTerms* got, int n, int trunc_w,
+                          bool factors, const char* what) {
+  size_t values = 0, band_values = 0, nonzero = 0;
   for (int k = 0; k < n; ++k) {
-    EXPECT_EQ(want[k].size(), got[k].size()) << what << " image " << k;
-    if (want[k].size() != got[k].size()) return 0;
-    for (size_t i = 0; i < want[k].size(); ++i) {
-      if (float_bits(want[k][i]) != float_bits(got[k][i])) {
+    const SpeedBand& wb = want[k].band;
+    const SpeedBand& gb = got[k].band;
+    EXPECT_EQ(wb.size(), gb.size()) << what << " image " << k;
+    if (wb.size() != gb.size()) return 0;
+    for (size_t i = 0; i < wb.size(); ++i) {
+      if (float_bits(wb[i]) != float_bits(gb[i])) {
         ADD_FAILURE() << what << " image " << k << " value " << i % size_t(trunc_w) << "," << i / size_t(trunc_w)
-                      << ": cpu " << fmt::format("{:a}", want[k][i]) << " " << what << " "
-                      << fmt::format("{:a}", got[k][i]);
+                      << ": cpu " << hex(wb[i]) << " " << what << " " << hex(gb[i]);
         return 0;
       }
-      nonzero += want[k][i] != 0;
+      nonzero += wb[i] != 0;
     }
-    values += want[k].size();
+    for (int t = 0; t < kSpeedPairs; ++t)
+      if (double_bits(want[k].sums[size_t(t)]) != double_bits(got[k].sums[size_t(t)])) {
+        ADD_FAILURE() << what << " image " << k << " covariance sum " << t << ": cpu " << hex(want[k].sums[size_t(t)])
+                      << " " << what << " " << hex(got[k].sums[size_t(t)]);
+        return 0;
+      }
+    values += wb.size() + kSpeedPairs;
+    band_values += wb.size();
+    if (!factors) continue;
+    for (int m = 0; m < 2; ++m) {
+      const SpeedMatrix& wf = m ? want[k].factors.r : want[k].factors.q;
+      const SpeedMatrix& gf = m ? got[k].factors.r : got[k].factors.q;
+      for (int e = 0; e < kSpeedMatrix; ++e)
+        if (float_bits(wf[size_t(e)]) != float_bits(gf[size_t(e)])) {
+          ADD_FAILURE() << what << " image " << k << (m ? " r" : " q") << " entry " << e / kSpeedBlockSamples << ","
+                        << e % kSpeedBlockSamples << ": cpu " << hex(wf[size_t(e)]) << " " << what << " "
+                        << hex(gf[size_t(e)]);
+          return 0;
+        }
+    }
+    values += 2 * kSpeedMatrix;
   }
-  EXPECT_GT(nonzero, values / 2) << what << ": noise bands are not zero";
+  EXPECT_GT(nonzero, band_values / 2) << what << ": noise bands are not zero";
   return values;
 }
 
@@ -248,26 +258,24 @@ size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t
     }
   }
   const std::vector<float> flat = host_bands(l);
-  std::vector<SpeedBand> got(size_t(l.images));
-  std::vector<SpeedSums> sums(size_t(l.images));
+  std::vector<SpeedImageTerms> got(size_t(l.images));
   for (int k = 0; k < l.images; ++k) {
-    SpeedBand& b = got[size_t(k)];
-    b.assign(flat.begin() + std::ptrdiff_t(k * l.band_size()), flat.begin() + std::ptrdiff_t((k + 1) * l.band_size()));
+    SpeedImageTerms& im = got[size_t(k)];
+    im.band.assign(flat.begin() + std::ptrdiff_t(k * l.band_size()),
+                   flat.begin() + std::ptrdiff_t((k + 1) * l.band_size()));
     // speed.cu's means and covariance kernels, thread by thread.
     float mean[kSpeedBlockSamples];
     for (int a = 0; a < kSpeedBlockSamples; ++a)
-      mean[a] = speed_shifted_mean(speed_shifted_sum(b.data(), l.trunc_w, l.trunc_h, a), l.trunc_w, l.trunc_h);
+      mean[a] = speed_shifted_mean(speed_shifted_sum(im.band.data(), l.trunc_w, l.trunc_h, a), l.trunc_w, l.trunc_h);
     for (int t = 0; t < kSpeedPairs; ++t) {
       int a, c;
       speed_pair(t, &a, &c);
-      sums[size_t(k)][size_t(t)] = speed_covariance_sum(b.data(), l.trunc_w, l.trunc_h, a, mean[a], c, mean[c]);
+      im.sums[size_t(t)] = speed_covariance_sum(im.band.data(), l.trunc_w, l.trunc_h, a, mean[a], c, mean[c]);
     }
   }
   const std::unique_ptr<FrameTerms> want = cpu_terms(*q);
-  const size_t values =
-      expect_same_bands(bands_of(*want, q->temporal), got.data(), l.images, l.trunc_w, "twin arithmetic");
-  return values ? values + expect_same_sums(sums_of(*want, q->temporal), sums.data(), l.images, "twin arithmetic")
-                : 0;
+  return expect_same_images(images_of(*want, q->temporal), got.data(), l.images, l.trunc_w, false,
+                            "twin arithmetic");
 }
 
 // The requests of the arithmetic tests: every depth and layout, every
@@ -313,6 +321,8 @@ std::vector<std::pair<VideoFormat, std::string>> arithmetic_requests() {
 // number of band values follows from the geometry.
 constexpr int kArithmeticRuns = 152;
 constexpr size_t kArithmeticValues = 237250;  // 82,550 band values, 476 x 325 sums
+// The device's terms also hold each image's q and r.
+constexpr size_t kDeviceValues = kArithmeticValues + 476 * 2 * kSpeedMatrix;
 
 TEST(SpeedTwinArithmetic, EqualsTheCpuReferenceOnTheHost) {
   size_t values = 0;
@@ -374,18 +384,15 @@ size_t expect_device_bands(gpu::Context& ctx, const VideoFormat& f, const std::s
     EXPECT_EQ(cudaSuccess, cudaMemcpy(host.data(), dterms->get(), bytes, cudaMemcpyDeviceToHost));
     (*twin)->unpack(host.data(), *got);
     if (index == 0) {
-      EXPECT_TRUE(bands_of(*got, true)[0].empty() && bands_of(*got, true)[1].empty()) << "frame 0 has bands";
-      EXPECT_TRUE(sums_of(*got, true)[0] == SpeedSums{} && sums_of(*got, true)[1] == SpeedSums{})
-          << "frame 0 has covariance sums";
+      const SpeedImageTerms* im = images_of(*got, true);
+      EXPECT_TRUE(im[0] == SpeedImageTerms{} && im[1] == SpeedImageTerms{}) << "frame 0 has terms";
     }
   }
   const std::unique_ptr<FrameTerms> want = cpu_terms(*q);
-  const int images = q->temporal ? 2 : 4;
-  const size_t values = expect_same_bands(bands_of(*want, q->temporal), bands_of(*got, q->temporal), images,
-                                          speed_kernel_params(*q->ex).g.trunc_w, "cuda");
+  const size_t values = expect_same_images(images_of(*want, q->temporal), images_of(*got, q->temporal),
+                                           q->temporal ? 2 : 4, speed_kernel_params(*q->ex).g.trunc_w, true, "cuda");
   EXPECT_TRUE(want->same_as(*got));
-  return values ? values + expect_same_sums(sums_of(*want, q->temporal), sums_of(*got, q->temporal), images, "cuda")
-                : 0;
+  return values;
 }
 
 TEST(SpeedTwin, DeviceBandsEqualTheCpuReference) {
@@ -400,7 +407,7 @@ TEST(SpeedTwin, DeviceBandsEqualTheCpuReference) {
     runs += n > 0;
   }
   EXPECT_EQ(runs, kArithmeticRuns);
-  EXPECT_EQ(values, kArithmeticValues);
+  EXPECT_EQ(values, kDeviceValues);
   values_compared() += values;
 }
 

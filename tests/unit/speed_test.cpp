@@ -465,7 +465,8 @@ TEST(SpeedTerms, DeclarationsAndBitwiseComparison) {
   EXPECT_EQ(g.op_w, 22);
   EXPECT_EQ(g.trunc_w, 20);
   EXPECT_EQ(g.trunc_h, 20);
-  for (const SpeedBand& b : t.band) {
+  for (const SpeedImageTerms& im : t.image) {
+    const SpeedBand& b = im.band;
     ASSERT_EQ(b.size(), g.band_size());
     double energy = 0;
     for (float v : b) energy += std::fabs(v);
@@ -474,19 +475,22 @@ TEST(SpeedTerms, DeclarationsAndBitwiseComparison) {
   auto copy = a->clone();
   EXPECT_TRUE(copy->same_as(*a));
   auto& mod = down_cast<SpeedChromaTerms&>(*copy);
-  mod.band[3][7] = -mod.band[3][7];
+  mod.image[3].band[7] = -mod.image[3].band[7];
   EXPECT_FALSE(copy->same_as(*a));
-  mod.band[3][7] = -mod.band[3][7];
-  mod.sums[2][100] = std::nextafter(mod.sums[2][100], 0.0);
+  mod.image[3].band[7] = -mod.image[3].band[7];
+  mod.image[2].sums[100] = std::nextafter(mod.image[2].sums[100], 0.0);
   EXPECT_FALSE(copy->same_as(*a));
-  mod.sums[2][100] = t.sums[2][100];
+  mod.image[2].sums[100] = t.image[2].sums[100];
+  mod.image[0].factors.r[30] = std::nextafter(mod.image[0].factors.r[30], 0.0f);
+  EXPECT_FALSE(copy->same_as(*a));
+  mod.image[0].factors.r[30] = t.image[0].factors.r[30];
   EXPECT_TRUE(copy->same_as(*a));
-  mod.band[1].pop_back();
+  mod.image[1].band.pop_back();
   EXPECT_FALSE(copy->same_as(*a));
   auto tt = (*te)->make_terms();
   EXPECT_FALSE(tt->same_as(*a));
   ASSERT_TRUE((*te)->compute(input(c, 0), *tt).ok());
-  EXPECT_TRUE(down_cast<const SpeedTemporalTerms&>(*tt).band[0].empty());
+  EXPECT_TRUE(down_cast<const SpeedTemporalTerms&>(*tt).image[0].band.empty());
 }
 
 TEST(SpeedTerms, ConcurrentFramesMatchSequential) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "base/hd_math.h"
@@ -187,18 +188,18 @@ class SpeedChroma final : public SpeedExtractor {
     auto& t = down_cast<SpeedChromaTerms&>(terms);
     const auto band = simd_enabled() ? &speed_band_simd : &speed_band_ref;
     for (int c = 0; c < 2; ++c) {
-      band(kp_, in.ref->plane(1 + c), t.band[2 * c]);
-      band(kp_, in.dis->plane(1 + c), t.band[2 * c + 1]);
+      band(kp_, in.ref->plane(1 + c), t.image[2 * c].band);
+      band(kp_, in.dis->plane(1 + c), t.image[2 * c + 1].band);
     }
-    for (int k = 0; k < 4; ++k) speed_band_sums(kp_.g, t.band[k], t.sums[k]);
+    for (SpeedImageTerms& image : t.image) speed_image_terms(kp_.g, image);
     return ok_status();
   }
 
   bool settles() const override { return true; }
   std::unique_ptr<FrameTerms> settle(const FrameTerms& terms) const override {
     const auto& t = down_cast<const SpeedChromaTerms&>(terms);
-    const SpeedScore u = speed_pair_score(kp_.g, t.band[0], t.sums[0], t.band[1], t.sums[1], p_);
-    const SpeedScore v = speed_pair_score(kp_.g, t.band[2], t.sums[2], t.band[3], t.sums[3], p_);
+    const SpeedScore u = speed_pair_score(kp_.g, t.image[0], t.image[1], p_);
+    const SpeedScore v = speed_pair_score(kp_.g, t.image[2], t.image[3], p_);
     const SpeedChromaScores s = speed_chroma_scores(u, v, p_.max_val);
     auto settled = std::make_unique<SpeedSettled>();
     settled->value = {s.u, s.v, s.uv};
@@ -248,9 +249,7 @@ class SpeedTemporal final : public SpeedExtractor {
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
     auto& t = down_cast<SpeedTemporalTerms&>(terms);
     if (in.index == 0) {
-      t.band[0].clear();
-      t.band[1].clear();
-      t.sums = {};
+      t.image = {};
       return ok_status();
     }
     const Picture* prev_ref = in.prev_ref[0];
@@ -259,9 +258,9 @@ class SpeedTemporal final : public SpeedExtractor {
       TWINMAF_FAIL(kInternal, "speed_temporal: frame {} arrived without frame {}", in.index,
                    in.index - 1);
     const auto band = simd_enabled() ? &speed_difference_band_simd : &speed_difference_band_ref;
-    band(kp_, prev_ref->plane(0), in.ref->plane(0), t.band[0]);
-    band(kp_, prev_dis->plane(0), (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.band[1]);
-    for (int k = 0; k < 2; ++k) speed_band_sums(kp_.g, t.band[k], t.sums[k]);
+    band(kp_, prev_ref->plane(0), in.ref->plane(0), t.image[0].band);
+    band(kp_, prev_dis->plane(0), (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.image[1].band);
+    for (SpeedImageTerms& image : t.image) speed_image_terms(kp_.g, image);
     return ok_status();
   }
 
@@ -270,8 +269,7 @@ class SpeedTemporal final : public SpeedExtractor {
     const auto& t = down_cast<const SpeedTemporalTerms&>(terms);
     auto settled = std::make_unique<SpeedSettled>();
     // weight_var_mode stays 0 here in libvmaf, and the score is not clipped.
-    if (!t.band[0].empty())
-      settled->value[0] = speed_pair_score(kp_.g, t.band[0], t.sums[0], t.band[1], t.sums[1], p_).score;
+    if (!t.image[0].band.empty()) settled->value[0] = speed_pair_score(kp_.g, t.image[0], t.image[1], p_).score;
     return settled;
   }
 
@@ -355,15 +353,14 @@ SpeedGeometry speed_geometry(int w, int h, const SpeedParams& p) {
   return g;
 }
 
-bool same_bands(const SpeedBand* a, const SpeedSums* a_sums, const SpeedBand* b, const SpeedSums* b_sums, int n) {
-  for (int i = 0; i < n; ++i) {
-    if (a[i].size() != b[i].size()) return false;
-    for (size_t k = 0; k < a[i].size(); ++k)
-      if (float_bits(a[i][k]) != float_bits(b[i][k])) return false;
-    for (int k = 0; k < kSpeedPairs; ++k)
-      if (double_bits(a_sums[i][size_t(k)]) != double_bits(b_sums[i][size_t(k)])) return false;
-  }
-  return true;
+bool SpeedImageTerms::operator==(const SpeedImageTerms& o) const {
+  const auto same = [](const auto& x, const auto& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (std::memcmp(&x[i], &y[i], sizeof x[i]) != 0) return false;
+    return true;
+  };
+  return same(band, o.band) && same(sums, o.sums) && same(factors.q, o.factors.q) && same(factors.r, o.factors.r);
 }
 
 const FeatureSpec& speed_chroma_feature_spec() {

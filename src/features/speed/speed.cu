@@ -1,6 +1,6 @@
 // speed_chroma / speed_temporal CUDA kernels: one thread per value of each
 // pass, the value computed by speed_math.h (the operations the host tests
-// check against the CPU reference). Five launches per frame, every image of
+// check against the CPU reference). Six launches per frame, every image of
 // the frame in the grid's last dimension:
 //   vertical:   vert = speed_vertical_value for every 16th row and every
 //               column (the resampled samples computed where read);
@@ -10,7 +10,12 @@
 //               speed_shifted_mean;
 //   covariance: one thread per pair: speed_covariance_sum (the longest
 //               sequence: (trunc_w - 4) (trunc_h - 4) terms, 31,000 at 4K
-//               luma; the pairs of an image spread over 11 blocks).
+//               luma; the pairs of an image spread over 11 blocks);
+//   qr:         one block per image, one thread per matrix entry: K
+//               (speed_covariance_entry), then speed_qr's steps (speed_finish.cpp)
+//               in shared memory, the reflector by one thread
+//               (speed_reflector), each product entry by its thread
+//               (speed_product_entry) over the same index ranges.
 // Nothing is reduced across threads: each value is one thread's fixed
 // sequence of operations.
 #include "features/speed/speed_kernels.h"
@@ -64,6 +69,56 @@ __global__ void __launch_bounds__(kSumThreads) covariance_kernel(SpeedLaunch l, 
   sums[k * kSpeedPairs + t] = speed_covariance_sum(bands + k * l.band_size(), l.trunc_w, l.trunc_h, a, mean[a], b, mean[b]);
 }
 
+constexpr int kQrThreads = 640;  // whole warps, one thread per matrix entry
+
+__global__ void __launch_bounds__(kQrThreads) qr_kernel(SpeedLaunch l, const double* sums, float* factors) {
+  constexpr int n = kSpeedBlockSamples;
+  __shared__ float k[kSpeedMatrix], z[kSpeedMatrix], q[kSpeedMatrix], h[kSpeedMatrix];
+  __shared__ float v[n];
+  __shared__ float vn_shared;
+  const int e = static_cast<int>(threadIdx.x), image = static_cast<int>(blockIdx.x);
+  const bool entry = e < kSpeedMatrix;
+  const int i = e / n, j = e % n;
+  if (entry) {
+    k[e] = speed_covariance_entry(sums + image * kSpeedPairs, l.trunc_w, l.trunc_h, i, j);
+    z[e] = k[e];
+    q[e] = i == j ? 1.0f : 0.0f;
+  }
+  __syncthreads();
+  bool dense = false;
+  for (int c = 0; c < n - 1; ++c) {
+    if (entry && (i < c || j < c)) z[e] = i == j ? 1.0f : 0.0f;
+    __syncthreads();
+    if (e == 0) vn_shared = speed_reflector(z, c, k[c * n + c], v);
+    __syncthreads();
+    const float vn = vn_shared;
+    if (entry) h[e] = speed_reflection_entry(v, i, j);
+    dense = dense || !(isfinite(vn) && vn > 0.0f);
+    __syncthreads();
+    float tz = 0.0f, tq = 0.0f;
+    if (entry) {
+      if (dense) {
+        tz = speed_product_entry(h, z, n, 0, i, j);
+        tq = speed_product_entry(h, q, n, 0, i, j);
+      } else {
+        tz = i > c && j > c ? speed_product_entry(h, z, n, c, i, j) : z[e];
+        tq = i >= c ? speed_product_entry(h, q, n, c, i, j) : q[e];
+      }
+    }
+    __syncthreads();
+    if (entry) {
+      z[e] = tz;
+      q[e] = tq;
+    }
+    __syncthreads();
+  }
+  if (entry) {
+    float* f = factors + static_cast<std::size_t>(image) * 2 * kSpeedMatrix;
+    f[e] = q[e];
+    f[kSpeedMatrix + e] = speed_product_entry(q, k, n, 0, i, j);
+  }
+}
+
 __global__ void windows_kernel(SpeedSource source, int n, int dst, SpeedWindow* out) {
   const int x = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x);
   if (x < dst) out[x] = speed_window(source, n, dst, x);
@@ -88,7 +143,8 @@ cudaError_t speed_resample_windows(SpeedSource source, int src, int dst, SpeedWi
   return cudaGetLastError();
 }
 
-cudaError_t speed_enqueue(const SpeedLaunch& l, uint32_t* present, double* sums, float* bands, cudaStream_t stream) {
+cudaError_t speed_enqueue(const SpeedLaunch& l, uint32_t* present, double* sums, float* factors, float* bands,
+                          cudaStream_t stream) {
   const auto z = static_cast<unsigned>(l.images);
   const dim3 vgrid(blocks(l.scaled_w), static_cast<unsigned>(l.op_h), z);
   if (l.bpc == 8) {
@@ -110,6 +166,9 @@ cudaError_t speed_enqueue(const SpeedLaunch& l, uint32_t* present, double* sums,
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   covariance_kernel<<<dim3((kSpeedPairs + kSumThreads - 1) / kSumThreads, z), kSumThreads, 0, stream>>>(l, bands, sums);
+  e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  qr_kernel<<<z, kQrThreads, 0, stream>>>(l, sums, factors);
   return cudaGetLastError();
 }
 

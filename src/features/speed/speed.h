@@ -156,36 +156,50 @@ using SpeedBand = std::vector<float>;
 // row (speed_math.h's kSpeedPairs order).
 using SpeedSums = std::array<double, kSpeedPairs>;
 
-// Bitwise equality of n bands and of their sums.
-bool same_bands(const SpeedBand* a, const SpeedSums* a_sums, const SpeedBand* b, const SpeedSums* b_sums, int n);
+// A kSpeedBlockSamples square matrix, row-major.
+using SpeedMatrix = std::array<float, kSpeedMatrix>;
 
-struct SpeedChromaTerms final : FrameTermsOf<SpeedChromaTerms> {
-  // u ref, u dis, v ref, v dis.
-  std::array<SpeedBand, 4> band;
-  std::array<SpeedSums, 4> sums{};
-  bool operator==(const SpeedChromaTerms& o) const {
-    return same_bands(band.data(), sums.data(), o.band.data(), o.sums.data(), 4);
-  }
+// The QR factors of a band's covariance matrix K as est_params' solve forms
+// them (speed_qr): q = Q' (the product of its reflections) and r = q K.
+struct SpeedFactors {
+  SpeedMatrix q{}, r{};
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
-    f(s.band);
-    f(s.sums);
+    f(s.q);
+    f(s.r);
   }
 };
 
-struct SpeedTemporalTerms final : FrameTermsOf<SpeedTemporalTerms> {
-  // Frame differences: ref, dis. Empty bands and zero sums at frame 0 (no
-  // predecessor).
-  std::array<SpeedBand, 2> band;
-  std::array<SpeedSums, 2> sums{};
-  bool operator==(const SpeedTemporalTerms& o) const {
-    return same_bands(band.data(), sums.data(), o.band.data(), o.sums.data(), 2);
-  }
+// One image's terms: its band, and est_params' intermediates of it. At
+// speed_temporal's frame 0 (no predecessor) the band is empty and the rest 0.
+struct SpeedImageTerms {
+  SpeedBand band;
+  SpeedSums sums{};
+  SpeedFactors factors;
+  // Bitwise.
+  bool operator==(const SpeedImageTerms& o) const;
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
     f(s.band);
     f(s.sums);
+    f(s.factors);
   }
+};
+
+struct SpeedChromaTerms final : FrameTermsOf<SpeedChromaTerms> {
+  // u ref, u dis, v ref, v dis.
+  std::array<SpeedImageTerms, 4> image;
+  bool operator==(const SpeedChromaTerms& o) const { return image == o.image; }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.image); }
+};
+
+struct SpeedTemporalTerms final : FrameTermsOf<SpeedTemporalTerms> {
+  // Frame differences: ref, dis.
+  std::array<SpeedImageTerms, 2> image;
+  bool operator==(const SpeedTemporalTerms& o) const { return image == o.image; }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) { f(s.image); }
 };
 
 // CPU reference kernels (stages 1-5).
@@ -212,9 +226,8 @@ struct SpeedBlockStats {
   std::vector<float> variance;  // per block, raster order
   bool singular = false;
 };
-// est_params of one band from its sums.
-SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, const SpeedSums& sums,
-                                  float sigma_nn);
+// est_params of one image from its terms.
+SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedImageTerms& image, float sigma_nn);
 // est_params' sums of each of the 25 sub-images shifted by (a / 5, a % 5)
 // (their means times their area): speed_shifted_sum. Reference, and Highway
 // SIMD (speed_finish_simd.cpp: one lane per sub-image, gathered), equal on
@@ -229,9 +242,17 @@ void speed_shifted_sums_simd(const SpeedGeometry& g, const float* band, float* s
 // (tests/simd).
 void speed_covariance_sums_ref(const SpeedGeometry& g, const float* band, const float* mean, double* acc);
 void speed_covariance_sums_simd(const SpeedGeometry& g, const float* band, const float* mean, double* acc);
-// The means and covariance sums of one band (SIMD where enabled): what the
-// CPU extractors' compute() stores beside each band.
+// The means and covariance sums of one band (SIMD where enabled).
 void speed_band_sums(const SpeedGeometry& g, const SpeedBand& band, SpeedSums& sums);
+// K from the sums: speed_covariance_entry for every entry.
+SpeedMatrix speed_covariance_matrix(const SpeedGeometry& g, const SpeedSums& sums);
+// K's QR factors: the reflections in libvmaf's order, each product entry
+// speed_product_entry's sum (speed_finish.cpp has why the products it skips
+// change nothing).
+void speed_qr(const SpeedMatrix& k, SpeedFactors& f);
+// What the CPU extractors' compute() stores beside a band: its sums and
+// factors.
+void speed_image_terms(const SpeedGeometry& g, SpeedImageTerms& image);
 // get_speed_score of two images' statistics.
 float speed_blocks_score(const SpeedBlockStats& ref, const SpeedBlockStats& dis, float sigma_nn,
                          float nn_floor, int weight_var_mode);
@@ -240,9 +261,9 @@ struct SpeedScore {
   float score = 0;
   bool singular = false;  // either image singular (libvmaf's channel error)
 };
-// speed_extract_score from the two bands of a (ref, dis) pair and their sums.
-SpeedScore speed_pair_score(const SpeedGeometry& g, const SpeedBand& ref, const SpeedSums& ref_sums,
-                            const SpeedBand& dis, const SpeedSums& dis_sums, const SpeedParams& p);
+// speed_extract_score of a (ref, dis) pair of images.
+SpeedScore speed_pair_score(const SpeedGeometry& g, const SpeedImageTerms& ref, const SpeedImageTerms& dis,
+                            const SpeedParams& p);
 
 // libvmaf's three outputs from the two channel scores.
 struct SpeedChromaScores {

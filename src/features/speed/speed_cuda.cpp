@@ -1,11 +1,13 @@
 // speed_chroma / speed_temporal CUDA twins: the CPU's SpeedChromaTerms /
-// SpeedTemporalTerms (the stage-5 bands and their covariance sums, speed.h)
-// computed from the ring's planes by speed.cu; the shared finish (the
-// covariance matrix, eigenvalues, solve, scores) runs on the host unchanged.
+// SpeedTemporalTerms (per image the stage-5 band, its covariance sums and
+// K's QR factors, speed.h) computed from the ring's planes by speed.cu; the
+// shared finish (eigenvalues, back substitution, scores) runs on the host
+// unchanged.
 // Raw terms per frame: a presence word (0 at speed_temporal's frame 0, which
 // has no bands), padded to 16 bytes, then per image its kSpeedPairs sums,
-// then the bands in SpeedChromaTerms / SpeedTemporalTerms order: 4 x (325
-// doubles + 60 x 30 floats) (39 kB) per 1080p 4:2:0 frame for speed_chroma.
+// then per image its factors (q, r), then the bands, images in
+// SpeedChromaTerms / SpeedTemporalTerms order: 4 x (325 doubles + 2 x 625
+// floats + 60 x 30 floats) (59 kB) per 1080p 4:2:0 frame for speed_chroma.
 //
 // Why the bands are the CPU's bits: each band value is a fixed expression
 // of a bounded window of samples (speed.h, "Terms and finish"); speed.cu
@@ -75,6 +77,7 @@ class SpeedTwin final : public Twin {
     auto* terms = static_cast<uint8_t*>(device_terms);
     TWINMAF_CUDA_TRY(cuda::speed_enqueue(l, reinterpret_cast<uint32_t*>(terms),
                                          reinterpret_cast<double*>(terms + kSumsOffset),
+                                         reinterpret_cast<float*>(terms + factors_offset()),
                                          reinterpret_cast<float*>(terms + bands_offset()),
                                          static_cast<cudaStream_t>(stream)));
     return ok_status();
@@ -84,26 +87,27 @@ class SpeedTwin final : public Twin {
     const auto* raw = static_cast<const uint8_t*>(host_terms);
     uint32_t present = 0;
     std::memcpy(&present, raw, sizeof present);
-    SpeedBand* bands = temporal_ ? down_cast<SpeedTemporalTerms&>(out).band.data()
-                                 : down_cast<SpeedChromaTerms&>(out).band.data();
-    SpeedSums* sums = temporal_ ? down_cast<SpeedTemporalTerms&>(out).sums.data()
-                                : down_cast<SpeedChromaTerms&>(out).sums.data();
+    SpeedImageTerms* images = temporal_ ? down_cast<SpeedTemporalTerms&>(out).image.data()
+                                        : down_cast<SpeedChromaTerms&>(out).image.data();
     for (int k = 0; k < launch_.images; ++k) {
-      SpeedBand& b = bands[k];
+      SpeedImageTerms& im = images[k];
       if (!present) {
-        b.clear();
-        sums[k] = {};
+        im = {};
         continue;
       }
-      std::memcpy(sums[k].data(), raw + kSumsOffset + std::size_t(k) * sizeof(SpeedSums), sizeof(SpeedSums));
-      b.resize(launch_.band_size());
-      std::memcpy(b.data(), raw + bands_offset() + std::size_t(k) * launch_.band_size() * sizeof(float),
+      std::memcpy(im.sums.data(), raw + kSumsOffset + std::size_t(k) * sizeof(SpeedSums), sizeof(SpeedSums));
+      const uint8_t* f = raw + factors_offset() + std::size_t(k) * 2 * sizeof(SpeedMatrix);
+      std::memcpy(im.factors.q.data(), f, sizeof(SpeedMatrix));
+      std::memcpy(im.factors.r.data(), f + sizeof(SpeedMatrix), sizeof(SpeedMatrix));
+      im.band.resize(launch_.band_size());
+      std::memcpy(im.band.data(), raw + bands_offset() + std::size_t(k) * launch_.band_size() * sizeof(float),
                   launch_.band_size() * sizeof(float));
     }
   }
 
  private:
-  std::size_t bands_offset() const { return kSumsOffset + std::size_t(launch_.images) * sizeof(SpeedSums); }
+  std::size_t factors_offset() const { return kSumsOffset + std::size_t(launch_.images) * sizeof(SpeedSums); }
+  std::size_t bands_offset() const { return factors_offset() + std::size_t(launch_.images) * 2 * sizeof(SpeedMatrix); }
 
   bool temporal_;
   VideoFormat fmt_;

@@ -21,7 +21,7 @@ constexpr int kMaxQrSteps = 500;
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kE = 2.7182818284590452354;
 
-using Matrix = std::array<float, kN * kN>;
+using Matrix = SpeedMatrix;
 
 // log2(2 pi e), the Gaussian entropy constant, as libvmaf's expression.
 double log2_2pi_e() { return std::log2(2 * kPi * kE); }
@@ -31,13 +31,6 @@ int sign_of(float x) { return x >= 0 ? 1 : -1; }
 // sqrt(x^2 + y^2): float squares and sum, double sqrt, float result.
 float hypot_f(float x, float y) {
   return static_cast<float>(std::sqrt(static_cast<double>(x * x + y * y)));
-}
-
-// Euclidean norm of v[0..n): float sum of squares from +0, double sqrt.
-float norm_f(const float* v, int n) {
-  float s = 0;
-  for (int i = 0; i < n; ++i) s += v[i] * v[i];
-  return static_cast<float>(std::sqrt(static_cast<double>(s)));
 }
 
 // ---- eigenvalues of a symmetric matrix (GSL's symmtd + symm, in float) ----
@@ -196,8 +189,8 @@ std::array<float, kN> eigenvalues(const Matrix& k) {
 
 // ---- linear system K X = Y by Householder QR (dense, as libvmaf) ----
 
-// dst = x y for kN x kN x and y of kN x cols; each entry summed over the
-// inner index in order from +0 (the j loop innermost, as libvmaf's).
+// dst = x y for kN x kN x and y of kN x cols: speed_product_entry with lo = 0
+// for every entry (the j loop innermost, so that it vectorises).
 void multiply(const float* x, const float* y, int cols, float* dst) {
   std::fill(dst, dst + kN * cols, 0.0f);
   for (int i = 0; i < kN; ++i)
@@ -209,8 +202,7 @@ void multiply(const float* x, const float* y, int cols, float* dst) {
     }
 }
 
-// t[i][j] = sum over k >= lo of h[i][k] * m[k][j], for i >= i0 and j >= j0,
-// each from +0 in k order.
+// t[i][j] = speed_product_entry(h, m, kN, lo, i, j) for i >= i0 and j >= j0.
 void product_block(const Matrix& h, const Matrix& m, int lo, int i0, int j0, Matrix& t) {
   for (int i = i0; i < kN; ++i) {
     float* ti = t.data() + i * kN;
@@ -223,59 +215,13 @@ void product_block(const Matrix& h, const Matrix& m, int lo, int i0, int j0, Mat
   }
 }
 
-// X (kN x cols) solving K X = Y; false when a pivot of R is below kEps.
-//
-// libvmaf forms each reflection H = I - 2 v v' densely and multiplies full
-// matrices. At step c, v[0..c) = +0 (rows above c of the reduced matrix Z
-// are identity rows), so H's rows and columns below c are the identity's
-// with signed-zero off-diagonal entries. With v finite, every product that
-// involves one of those zeros and a finite factor is a signed zero, and a
-// float sum that starts at +0 is never -0, so adding them changes nothing;
-// the products are skipped:
-//   Z' = H Z   only rows and columns > c (the next step resets the others
-//              to the identity's before reading Z);
-//   Q' = H Q   rows >= c; rows < c equal Q's (Q never holds -0 or non-finite
-//              values while v stays finite).
-// Once v is not finite (a zero or NaN norm), the rest runs dense, as libvmaf.
-bool solve(const Matrix& k, const float* y, int cols, float* x) {
-  Matrix z = k;  // the matrix being reduced
-  Matrix q{};    // product of the reflections so far
-  Matrix h{};    // the current reflection I - 2 v v'
-  Matrix t{};
-  for (int i = 0; i < kN; ++i) q[i * kN + i] = 1;
-  std::array<float, kN> v{};
-  bool dense = false;
-  for (int c = 0; c < kN - 1; ++c) {
-    for (int i = 0; i < kN; ++i)
-      for (int j = 0; j < kN; ++j)
-        if (i < c || j < c) z[i * kN + j] = (i == j) ? 1 : 0;
-    for (int i = 0; i < kN; ++i) v[i] = z[i * kN + c];
-    const float norm = norm_f(v.data(), kN);
-    v[c] += sign_of(k[c * kN + c]) * norm;  // the sign of the original matrix's entry
-    const float vn = norm_f(v.data(), kN);
-    for (int i = 0; i < kN; ++i) v[i] = v[i] / vn;
-    for (int i = 0; i < kN; ++i)
-      for (int j = 0; j < kN; ++j) h[i * kN + j] = -2 * v[i] * v[j];
-    for (int i = 0; i < kN; ++i) h[i * kN + i] += 1;
-    dense = dense || !(std::isfinite(vn) && vn > 0);
-    if (dense) {
-      multiply(h.data(), z.data(), kN, t.data());
-      z = t;
-      multiply(h.data(), q.data(), kN, t.data());
-      q = t;
-      continue;
-    }
-    product_block(h, z, c, c + 1, c + 1, t);
-    for (int i = c + 1; i < kN; ++i)
-      std::copy(t.data() + i * kN + c + 1, t.data() + (i + 1) * kN, z.data() + i * kN + c + 1);
-    product_block(h, q, c, c, 0, t);
-    std::copy(t.data() + c * kN, t.data() + kN * kN, q.data() + c * kN);
-  }
-  Matrix r{};
-  multiply(q.data(), k.data(), kN, r.data());
+// X (kN x cols) solving K X = Y from K's factors; false when a pivot of R
+// is below kEps.
+bool solve(const SpeedFactors& f, const float* y, int cols, float* x) {
+  const Matrix& r = f.r;
   // q is Q' of K = Q R: R X = q Y.
   std::vector<float> qy(static_cast<size_t>(kN) * cols);
-  multiply(q.data(), y, cols, qy.data());
+  multiply(f.q.data(), y, cols, qy.data());
   // Back substitution, row i of every column j at once: x[i][j] starts at
   // qy[i][j], subtracts x[m][j] * r[i][m] for m = i+1 .. kN-1 in order and
   // is divided by the pivot (each column's operations in libvmaf's order;
@@ -317,24 +263,70 @@ void speed_band_sums(const SpeedGeometry& g, const SpeedBand& band, SpeedSums& s
   (simd ? speed_covariance_sums_simd : speed_covariance_sums_ref)(g, band.data(), mean.data(), sums.data());
 }
 
-SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band, const SpeedSums& sums,
-                                  float sigma_nn) {
+SpeedMatrix speed_covariance_matrix(const SpeedGeometry& g, const SpeedSums& sums) {
+  Matrix k{};
+  for (int a = 0; a < kN; ++a)
+    for (int b = 0; b < kN; ++b) k[a * kN + b] = speed_covariance_entry(sums.data(), g.trunc_w, g.trunc_h, a, b);
+  return k;
+}
+
+// libvmaf forms each reflection H = I - 2 v v' densely and multiplies full
+// matrices. At step c, v[0..c) = +0 (rows above c of the reduced matrix Z
+// are identity rows), so H's rows and columns below c are the identity's
+// with signed-zero off-diagonal entries. With v finite, every product that
+// involves one of those zeros and a finite factor is a signed zero, and a
+// float sum that starts at +0 is never -0, so adding them changes nothing;
+// the products are skipped:
+//   Z' = H Z   only rows and columns > c (the next step resets the others
+//              to the identity's before reading Z);
+//   Q' = H Q   rows >= c; rows < c equal Q's (Q never holds -0 or non-finite
+//              values while v stays finite).
+// Once v is not finite (a zero or NaN norm), the rest runs dense, as libvmaf.
+void speed_qr(const SpeedMatrix& k, SpeedFactors& f) {
+  Matrix z = k;  // the matrix being reduced
+  Matrix& q = f.q;  // product of the reflections so far
+  Matrix h{};    // the current reflection I - 2 v v'
+  Matrix t{};
+  q.fill(0.0f);
+  for (int i = 0; i < kN; ++i) q[i * kN + i] = 1;
+  std::array<float, kN> v{};
+  bool dense = false;
+  for (int c = 0; c < kN - 1; ++c) {
+    for (int i = 0; i < kN; ++i)
+      for (int j = 0; j < kN; ++j)
+        if (i < c || j < c) z[i * kN + j] = (i == j) ? 1 : 0;
+    // The sign is the original matrix's entry's.
+    const float vn = speed_reflector(z.data(), c, k[c * kN + c], v.data());
+    for (int i = 0; i < kN; ++i)
+      for (int j = 0; j < kN; ++j) h[i * kN + j] = speed_reflection_entry(v.data(), i, j);
+    dense = dense || !(std::isfinite(vn) && vn > 0);
+    if (dense) {
+      multiply(h.data(), z.data(), kN, t.data());
+      z = t;
+      multiply(h.data(), q.data(), kN, t.data());
+      q = t;
+      continue;
+    }
+    product_block(h, z, c, c + 1, c + 1, t);
+    for (int i = c + 1; i < kN; ++i)
+      std::copy(t.data() + i * kN + c + 1, t.data() + (i + 1) * kN, z.data() + i * kN + c + 1);
+    product_block(h, q, c, c, 0, t);
+    std::copy(t.data() + c * kN, t.data() + kN * kN, q.data() + c * kN);
+  }
+  multiply(q.data(), k.data(), kN, f.r.data());
+}
+
+void speed_image_terms(const SpeedGeometry& g, SpeedImageTerms& image) {
+  speed_band_sums(g, image.band, image.sums);
+  speed_qr(speed_covariance_matrix(g, image.sums), image.factors);
+}
+
+SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedImageTerms& image, float sigma_nn) {
+  const SpeedBand& band = image.band;
   const int tw = g.trunc_w;
   const int nbx = g.blocks_x();
   const int nb = g.blocks();
-  // The shifted sub-images' area.
-  const size_t area = static_cast<size_t>(g.trunc_w - kSpeedBlock + 1) * static_cast<size_t>(g.trunc_h - kSpeedBlock + 1);
-
-  Matrix k{};
-  const double* row = sums.data();
-  for (int a = 0; a < kN; ++a) {
-    for (int b = 0; b <= a; ++b) {
-      const float c = static_cast<float>(row[b] / static_cast<double>(area));
-      k[a * kN + b] = c;
-      k[b * kN + a] = c;
-    }
-    row += a + 1;
-  }
+  const Matrix k = speed_covariance_matrix(g, image.sums);
 
   const std::array<float, kN> eig = eigenvalues(k);
 
@@ -352,7 +344,7 @@ SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedBand& band,
   bool regular = true;
   for (float l : eig) regular = regular && !(l < kEps);
   std::vector<float> x(static_cast<size_t>(kN) * nb, 0.0f);
-  st.singular = !(regular && solve(k, y.data(), nb, x.data()));
+  st.singular = !(regular && solve(image.factors, y.data(), nb, x.data()));
   if (st.singular) std::fill(x.begin(), x.end(), 0.0f);
 
   // S = sum over a of (X * Y) / 25, summed over a in order.
@@ -426,11 +418,11 @@ float speed_blocks_score(const SpeedBlockStats& ref, const SpeedBlockStats& dis,
   return score / static_cast<float>(nb);
 }
 
-SpeedScore speed_pair_score(const SpeedGeometry& g, const SpeedBand& ref, const SpeedSums& ref_sums,
-                            const SpeedBand& dis, const SpeedSums& dis_sums, const SpeedParams& p) {
+SpeedScore speed_pair_score(const SpeedGeometry& g, const SpeedImageTerms& ref, const SpeedImageTerms& dis,
+                            const SpeedParams& p) {
   const auto snn = static_cast<float>(p.sigma_nn);
-  const SpeedBlockStats r = speed_block_stats(g, ref, ref_sums, snn);
-  const SpeedBlockStats d = speed_block_stats(g, dis, dis_sums, snn);
+  const SpeedBlockStats r = speed_block_stats(g, ref, snn);
+  const SpeedBlockStats d = speed_block_stats(g, dis, snn);
   SpeedScore s;
   s.singular = r.singular || d.singular;
   // Exactly one singular image: libvmaf reports 0 rather than an inflated score.

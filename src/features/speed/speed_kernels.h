@@ -14,9 +14,10 @@ namespace twinmaf::cuda {
 cudaError_t speed_resample_windows(SpeedSource source, int src, int dst, SpeedWindow* out, cudaStream_t stream);
 
 // The frame's kernels on `stream`: image k's band (speed_band_value, row-major
-// trunc_w x trunc_h) to bands + k * band_size(), 1 to *present, then the
-// band's covariance sums (kSpeedPairs order) to sums + k * kSpeedPairs.
-cudaError_t speed_enqueue(const SpeedLaunch& launch, uint32_t* present, double* sums, float* bands,
+// trunc_w x trunc_h) to bands + k * band_size(), 1 to *present, the band's
+// covariance sums (kSpeedPairs order) to sums + k * kSpeedPairs, then its
+// factors q and r (SpeedFactors order) to factors + 2 k kSpeedMatrix.
+cudaError_t speed_enqueue(const SpeedLaunch& launch, uint32_t* present, double* sums, float* factors, float* bands,
                           cudaStream_t stream);
 
 }  // namespace twinmaf::cuda

@@ -217,6 +217,57 @@ TWINMAF_HD double speed_covariance_sum(const float* band, int tw, int th, int a,
   return s;
 }
 
+// est_params' solve, the part that depends on the covariance matrix K alone
+// (speed_finish.cpp's speed_qr): K's QR factors q (the product of the
+// Householder reflections, Q') and r = q K. Matrices are kSpeedBlockSamples
+// square, row-major floats.
+inline constexpr int kSpeedMatrix = kSpeedBlockSamples * kSpeedBlockSamples;
+
+// K[a][b] from the covariance sums: the sum of the pair over the area, a
+// double division rounded to float.
+TWINMAF_HD float speed_covariance_entry(const double* sums, int tw, int th, int a, int b) {
+  const int hi = a > b ? a : b, lo = a > b ? b : a;
+  const double area = static_cast<double>((tw - kSpeedBlock + 1) * (th - kSpeedBlock + 1));
+  return hd::to_float(hd::rn_div(sums[hi * (hi + 1) / 2 + lo], area));
+}
+
+// Euclidean norm of v[0..n): float sum of squares from +0, double sqrt,
+// float result.
+TWINMAF_HD float speed_norm(const float* v, int n) {
+  float s = 0.0f;
+  for (int i = 0; i < n; ++i) s = hd::rn_add(s, hd::rn_mul(v[i], v[i]));
+  return hd::to_float(hd::rn_sqrt(static_cast<double>(s)));
+}
+
+// The reflector of step c from column c of the matrix z being reduced:
+// v = that column, v[c] += sign(K[c][c]) |v| (sign +1 for >= 0), v /= |v|.
+// Returns the second norm: the steps from this one on multiply densely
+// unless it is finite and positive.
+TWINMAF_HD float speed_reflector(const float* z, int c, float kcc, float* v) {
+  for (int i = 0; i < kSpeedBlockSamples; ++i) v[i] = z[i * kSpeedBlockSamples + c];
+  const float norm = speed_norm(v, kSpeedBlockSamples);
+  v[c] = hd::rn_add(v[c], hd::rn_mul(kcc >= 0.0f ? 1.0f : -1.0f, norm));
+  const float vn = speed_norm(v, kSpeedBlockSamples);
+  for (int i = 0; i < kSpeedBlockSamples; ++i) v[i] = hd::rn_div(v[i], vn);
+  return vn;
+}
+
+// Entry (i, j) of the reflection I - 2 v v': -2 v_i v_j, plus 1 on the
+// diagonal.
+TWINMAF_HD float speed_reflection_entry(const float* v, int i, int j) {
+  const float h = hd::rn_mul(hd::rn_mul(-2.0f, v[i]), v[j]);
+  return i == j ? hd::rn_add(h, 1.0f) : h;
+}
+
+// Entry (i, j) of x y for square x and y of `cols` columns: the sum over
+// k = lo .. kSpeedBlockSamples - 1 of x[i][k] y[k][j], from +0.
+TWINMAF_HD float speed_product_entry(const float* x, const float* y, int cols, int lo, int i, int j) {
+  float s = 0.0f;
+  for (int k = lo; k < kSpeedBlockSamples; ++k)
+    s = hd::rn_add(s, hd::rn_mul(x[i * kSpeedBlockSamples + k], y[k * cols + j]));
+  return s;
+}
+
 // float_resample.cpp's mirror: one reflection about 0 and last, in float.
 TWINMAF_HD int speed_mirror(float i, int last) {
   using namespace hd;
