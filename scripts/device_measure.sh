@@ -150,13 +150,13 @@ for t in 6 12; do
   $B ceiling_upload /tmp/r4k.yuv 12441600 12441600 $t
   $B ceiling_upload /tmp/r1k.yuv 3110400 3110400 $t
 done
-section "end to end (frame loop fps, best and median of 3) by --threads / --readers (0: default)"
+section "end to end (frame loop fps, best and median of 3) by --threads / --readers (0: default; V1_CONFIGS=\"t,r ...\")"
 K4="-r /tmp/r4k.yuv -d /tmp/d4k.yuv -w 3840 -h 2160 -p 420 -b 8 --backend cuda"
 K1="-r /tmp/r1k.yuv -d /tmp/d1k.yuv -w 1920 -h 1080 -p 420 -b 8 --backend cuda"
 for m in vmaf_v1.0.16_3d0h vmaf_v1.0.16_hfr_3d0h; do
   for k in "$K4" "$K1"; do
-    for tr in ${V1_CONFIGS:-"0 0" "4 0" "4 10" "6 10" "8 8"}; do
-      set -- $tr
+    for tr in ${V1_CONFIGS:-0,0 4,0 4,10 6,10 8,8}; do
+      set -- ${tr/,/ }
       echo "$m ${k:0:30} threads $1 readers $2: $($R twinmaf_bench $k -m version=$m --threads $1 --readers $2 --repeat 3 2>&1 | tail -1)"
     done
   done

@@ -15,7 +15,8 @@
 //               (speed_covariance_entry), then speed_qr's steps (speed_finish.cpp)
 //               in shared memory, the reflector by one thread
 //               (speed_reflector), each product entry by its thread
-//               (speed_product_entry) over the same index ranges.
+//               (speed_product_entry) over the same index ranges; a word
+//               per image tells whether the steps ran dense.
 // Nothing is reduced across threads: each value is one thread's fixed
 // sequence of operations.
 #include "features/speed/speed_kernels.h"
@@ -71,7 +72,8 @@ __global__ void __launch_bounds__(kSumThreads) covariance_kernel(SpeedLaunch l, 
 
 constexpr int kQrThreads = 640;  // whole warps, one thread per matrix entry
 
-__global__ void __launch_bounds__(kQrThreads) qr_kernel(SpeedLaunch l, const double* sums, float* factors) {
+__global__ void __launch_bounds__(kQrThreads) qr_kernel(SpeedLaunch l, const double* sums, float* factors,
+                                                        uint32_t* dense_words) {
   constexpr int n = kSpeedBlockSamples;
   __shared__ float k[kSpeedMatrix], z[kSpeedMatrix], q[kSpeedMatrix], h[kSpeedMatrix];
   __shared__ float v[n];
@@ -112,6 +114,7 @@ __global__ void __launch_bounds__(kQrThreads) qr_kernel(SpeedLaunch l, const dou
     }
     __syncthreads();
   }
+  if (e == 0) dense_words[image] = dense;
   if (entry) {
     float* f = factors + static_cast<std::size_t>(image) * 2 * kSpeedMatrix;
     f[e] = q[e];
@@ -168,7 +171,7 @@ cudaError_t speed_enqueue(const SpeedLaunch& l, uint32_t* present, double* sums,
   covariance_kernel<<<dim3((kSpeedPairs + kSumThreads - 1) / kSumThreads, z), kSumThreads, 0, stream>>>(l, bands, sums);
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  qr_kernel<<<z, kQrThreads, 0, stream>>>(l, sums, factors);
+  qr_kernel<<<z, kQrThreads, 0, stream>>>(l, sums, factors, present + 1);
   return cudaGetLastError();
 }
 

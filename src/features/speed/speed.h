@@ -69,8 +69,11 @@
 //   (the eigen and QR solvers, every libm call) runs in the shared finish on
 //   the host, on those values, so no backend carries its own copy of them.
 //
-// CUDA twins (speed.cu, speed_cuda.cpp, speed_math.h): stages 1-5 and the
-// covariance sums on the device, the finish above on the host. Exact because every band value is
+// CUDA twins (speed.cu, speed_cuda.cpp, speed_math.h): stages 1-5, the
+// covariance sums and K's QR factors on the device, the finish above on the
+// host. A QR that runs dense (a reflector of norm 0: rank-deficient K) holds
+// NaNs whose bits are the hardware's; for that image the twin takes the
+// CPU's factors of the device's sums. Exact because every band value is
 // computed with this file's operations in this order, each written as an IEEE
 // round-to-nearest intrinsic (float and double alike: the same result as the
 // host's SSE arithmetic, which -ffp-contract=off keeps uncontracted), from

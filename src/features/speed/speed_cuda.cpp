@@ -4,7 +4,8 @@
 // shared finish (eigenvalues, back substitution, scores) runs on the host
 // unchanged.
 // Raw terms per frame: a presence word (0 at speed_temporal's frame 0, which
-// has no bands), padded to 16 bytes, then per image its kSpeedPairs sums,
+// has no bands) and a word per image (1 when its QR ran dense), padded to 32
+// bytes, then per image its kSpeedPairs sums,
 // then per image its factors (q, r), then the bands, images in
 // SpeedChromaTerms / SpeedTemporalTerms order: 4 x (325 doubles + 2 x 625
 // floats + 60 x 30 floats) (59 kB) per 1080p 4:2:0 frame for speed_chroma.
@@ -36,8 +37,15 @@ namespace twinmaf {
 
 namespace {
 
-// Raw terms: the presence word, padded so that the sums start 16-aligned.
-constexpr std::size_t kSumsOffset = 16;
+// Raw terms: the presence word and the dense words, padded so that the sums
+// start 16-aligned.
+constexpr std::size_t kSumsOffset = 32;
+
+// The QR of a rank-deficient K runs dense once a reflector's norm is 0 (or
+// NaN): its factors are then NaNs whose sign and payload are the hardware's
+// (an x86 0/0 is negative, the device's canonical NaN positive). For such an
+// image the twin takes the factors the CPU computes from the device's sums
+// (speed_qr): the CPU's bits, whatever the finish then does with them.
 
 class SpeedTwin final : public Twin {
  public:
@@ -75,6 +83,7 @@ class SpeedTwin final : public Twin {
         TWINMAF_FAIL(kInternal, "{} twin: a plane of frame {} (or of its predecessor) is not resident", name(),
                      f.index);
     auto* terms = static_cast<uint8_t*>(device_terms);
+    static_assert(kSumsOffset >= sizeof(uint32_t) * (1 + kSpeedMaxImages));
     TWINMAF_CUDA_TRY(cuda::speed_enqueue(l, reinterpret_cast<uint32_t*>(terms),
                                          reinterpret_cast<double*>(terms + kSumsOffset),
                                          reinterpret_cast<float*>(terms + factors_offset()),
@@ -96,9 +105,18 @@ class SpeedTwin final : public Twin {
         continue;
       }
       std::memcpy(im.sums.data(), raw + kSumsOffset + std::size_t(k) * sizeof(SpeedSums), sizeof(SpeedSums));
-      const uint8_t* f = raw + factors_offset() + std::size_t(k) * 2 * sizeof(SpeedMatrix);
-      std::memcpy(im.factors.q.data(), f, sizeof(SpeedMatrix));
-      std::memcpy(im.factors.r.data(), f + sizeof(SpeedMatrix), sizeof(SpeedMatrix));
+      uint32_t dense = 0;
+      std::memcpy(&dense, raw + sizeof(uint32_t) * std::size_t(1 + k), sizeof dense);
+      if (dense) {
+        SpeedGeometry g;
+        g.trunc_w = launch_.trunc_w;
+        g.trunc_h = launch_.trunc_h;
+        speed_qr(speed_covariance_matrix(g, im.sums), im.factors);
+      } else {
+        const uint8_t* f = raw + factors_offset() + std::size_t(k) * 2 * sizeof(SpeedMatrix);
+        std::memcpy(im.factors.q.data(), f, sizeof(SpeedMatrix));
+        std::memcpy(im.factors.r.data(), f + sizeof(SpeedMatrix), sizeof(SpeedMatrix));
+      }
       im.band.resize(launch_.band_size());
       std::memcpy(im.band.data(), raw + bands_offset() + std::size_t(k) * launch_.band_size() * sizeof(float),
                   launch_.band_size() * sizeof(float));

@@ -16,7 +16,8 @@ cudaError_t speed_resample_windows(SpeedSource source, int src, int dst, SpeedWi
 // The frame's kernels on `stream`: image k's band (speed_band_value, row-major
 // trunc_w x trunc_h) to bands + k * band_size(), 1 to *present, the band's
 // covariance sums (kSpeedPairs order) to sums + k * kSpeedPairs, then its
-// factors q and r (SpeedFactors order) to factors + 2 k kSpeedMatrix.
+// factors q and r (SpeedFactors order) to factors + 2 k kSpeedMatrix and
+// whether speed_qr's steps ran dense (1 or 0) to present[1 + k].
 cudaError_t speed_enqueue(const SpeedLaunch& launch, uint32_t* present, double* sums, float* factors, float* bands,
                           cudaStream_t stream);
 
