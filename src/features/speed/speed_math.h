@@ -1,13 +1,14 @@
 // speed_chroma / speed_temporal twin arithmetic: the device's stages 1-5
-// (speed.h) value by value, as TWINMAF_HD functions, so that the host runs
-// exactly the operations the CUDA kernels (speed.cu) run and the twin tests
-// compare them with the CPU reference without a GPU. CUDA-safe, CUDA-free.
+// (speed.h) value by value, and est_params' sums and QR steps entry by entry,
+// as TWINMAF_HD functions, so that the host runs exactly the operations the
+// CUDA kernels (speed.cu) run and the twin tests compare them with the CPU
+// reference without a GPU. CUDA-safe, CUDA-free.
 //
 // Every float and double operation goes through the rn_* helpers below: the
 // IEEE round-to-nearest intrinsic on the device (never contracted, whatever
 // the flags), the plain operator on the host (-ffp-contract=off, SSE): the
 // same result on both. Each function names the reference expression it
-// reproduces (speed_ref.cpp, features/common/float_filter.h,
+// reproduces (speed_ref.cpp, speed_finish.cpp, features/common/float_filter.h,
 // features/common/float_resample.h, features/common/float_picture.h).
 #pragma once
 
