@@ -67,7 +67,8 @@ __global__ void __launch_bounds__(kSumThreads) covariance_kernel(SpeedLaunch l, 
   int a, b;
   speed_pair(t, &a, &b);
   const float* mean = l.means + k * kSpeedBlockSamples;
-  sums[k * kSpeedPairs + t] = speed_covariance_sum(bands + k * l.band_size(), l.trunc_w, l.trunc_h, a, mean[a], b, mean[b]);
+  sums[k * kSpeedPairs + t] =
+      speed_covariance_sum(bands + k * l.band_size(), l.trunc_w, l.trunc_h, a, mean[a], b, mean[b]);
 }
 
 constexpr int kQrThreads = 640;  // whole warps, one thread per matrix entry

@@ -54,9 +54,10 @@
 // gives other values; this is the scalar path (docs/speed.md).
 //
 // Terms and finish: the split and why it is exact.
-//   SpeedChromaTerms / SpeedTemporalTerms hold, per image, the band of stage
-//   5 (trunc_w x trunc_h floats, row-major: the exact float values libvmaf's
-//   est_params reads) and est_params' 325 covariance sums of it (SpeedSums).
+//   SpeedChromaTerms / SpeedTemporalTerms hold, per image (SpeedImageTerms),
+//   the band of stage 5 (trunc_w x trunc_h floats, row-major: the exact float
+//   values libvmaf's est_params reads), est_params' 325 covariance sums of it
+//   (SpeedSums) and the QR factors of the covariance matrix K (SpeedFactors).
 //   Each band value depends on a bounded window of the input (the
 //   anti-alias taps around its sample, the local-mean taps around it) and is
 //   computed with float multiplies and adds in a fixed tap order, no
@@ -65,9 +66,11 @@
 //   uploaded from the host's gaussian_taps). Each covariance sum is one
 //   sequence of IEEE operations over the band in raster order (and the 25
 //   means it subtracts are float sums in raster order): a device thread can
-//   run that sequence as it stands (speed_math.h). The rest of stages 6-7
-//   (the eigen and QR solvers, every libm call) runs in the shared finish on
-//   the host, on those values, so no backend carries its own copy of them.
+//   run that sequence as it stands (speed_math.h). Each entry of the QR
+//   factors is a fixed sequence too, given the step's reflector (speed_qr).
+//   The rest of stages 6-7 (K's eigenvalues, the back substitution, every
+//   libm call) runs in the shared finish on the host, on those values, so no
+//   backend carries its own copy of them.
 //
 // CUDA twins (speed.cu, speed_cuda.cpp, speed_math.h): stages 1-5, the
 // covariance sums and K's QR factors on the device, the finish above on the
@@ -78,11 +81,12 @@
 // round-to-nearest intrinsic (float and double alike: the same result as the
 // host's SSE arithmetic, which -ffp-contract=off keeps uncontracted), from
 // the extractor's own host-made taps; the sample division by 2^k is the
-// exact multiplication by 2^-k; the sums are one thread's sequence each. The resamplers' per-axis windows use only
-// + - * /, floor and ceil (float_resample.h) and are computed on the device
-// once. lanczos4's weights call libm sin: a resampling lanczos4 prescale is
-// refused (the CPU runs it). No reduction is split across threads, so no
-// order question arises.
+// exact multiplication by 2^-k; each sum is one thread's sequence, each QR
+// entry one thread's over the CPU's index ranges. The resamplers' per-axis
+// windows use only + - * /, floor and ceil (float_resample.h) and are
+// computed on the device once. lanczos4's weights call libm sin: a
+// resampling lanczos4 prescale is refused (the CPU runs it). No reduction is
+// split across threads, so no order question arises.
 //
 // Sizes: libvmaf has no block below 80x80 samples after prescale (the 1/16
 // image must be at least 5x5): it divides by zero blocks and crashes. init

@@ -2,13 +2,12 @@
 // SpeedTemporalTerms (per image the stage-5 band, its covariance sums and
 // K's QR factors, speed.h) computed from the ring's planes by speed.cu; the
 // shared finish (eigenvalues, back substitution, scores) runs on the host
-// unchanged.
-// Raw terms per frame: a presence word (0 at speed_temporal's frame 0, which
-// has no bands) and a word per image (1 when its QR ran dense), padded to 32
-// bytes, then per image its kSpeedPairs sums,
-// then per image its factors (q, r), then the bands, images in
-// SpeedChromaTerms / SpeedTemporalTerms order: 4 x (325 doubles + 2 x 625
-// floats + 60 x 30 floats) (59 kB) per 1080p 4:2:0 frame for speed_chroma.
+// unchanged. Raw terms per frame: a presence word (0 at speed_temporal's
+// frame 0, which has no bands) and a word per image (1 when its QR ran
+// dense), padded to 32 bytes; then per image its kSpeedPairs sums, then per
+// image its factors (q, r), then the bands, images in SpeedChromaTerms /
+// SpeedTemporalTerms order: 4 x (325 doubles + 2 x 625 floats + 60 x 30
+// floats) (59 kB) per 1080p 4:2:0 frame for speed_chroma.
 //
 // Why the bands are the CPU's bits: each band value is a fixed expression
 // of a bounded window of samples (speed.h, "Terms and finish"); speed.cu
@@ -20,8 +19,8 @@
 // --backend auto).
 //
 // Scratch, allocated once: the vertical pass (images x op_h x scaled_w
-// floats), the 1/16 images, the means and the windows; about 2 MB for 4K 4:2:0
-// speed_chroma. The session runs one instance's frames in order on one
+// floats), the 1/16 images, the means and the windows; about 2 MB for 4K
+// 4:2:0 speed_chroma. The session runs one instance's frames in order on one
 // stream, so one set serves every frame.
 #include <fmt/format.h>
 
