@@ -14,6 +14,14 @@
 //     must also cross PCIe, which share the host's memory bandwidth with the
 //     reads.
 //
+//   twinmaf_gpu_bench ceiling_mapped FILE FRAME_BYTES READ_BYTES GROUP [THREADS...]
+//     Uploads without a host copy: FILE mapped read-only, GROUP frames' page
+//     range page-locked in place (cudaHostRegister, read-only) and each
+//     frame's READ_BYTES copied to the device straight from the page cache,
+//     then unregistered; frames/s and GB/s per thread count, and the time
+//     spent registering. GROUP 0: no registration (the driver's pageable
+//     copy path from the mapping).
+//
 //   twinmaf_gpu_bench pinning TOTAL_MB CHUNK_MB
 //     Start-up costs: the CUDA context (first runtime call), then TOTAL_MB of
 //     page-locked memory in CHUNK_MB pieces three ways: cudaHostAlloc;
@@ -31,6 +39,7 @@
 //     session's banks and graphs.
 #include <cuda_runtime.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -123,6 +132,71 @@ int ceiling(const std::string& path, size_t frame_stride, size_t frame_bytes, st
                     frames, frame_bytes);
     }
   }
+  ::close(fd);
+  return 0;
+}
+
+int ceiling_mapped(const std::string& path, size_t frame_stride, size_t frame_bytes, size_t group,
+                   std::vector<int> threads) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return fail("cannot open " + path);
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  const size_t frames = static_cast<size_t>(size) / frame_stride;
+  if (frames == 0) return fail("file holds no whole frame");
+  const bool pageable = group == 0;
+  if (pageable) group = 1;
+  void* map = mmap(nullptr, size_t(size), PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) return fail("mmap failed");
+  const auto base = static_cast<const uint8_t*>(map);
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  if (threads.empty()) threads = {1, 2, 4, 8, 12, 16};
+  for (int t : threads) {
+    std::vector<gpu::DeviceBuffer> dev;
+    std::vector<gpu::Stream> streams;
+    for (int i = 0; i < t; ++i) {
+      auto d = gpu::DeviceBuffer::create(frame_bytes);
+      auto st = gpu::Stream::create();
+      if (!d.ok() || !st.ok()) return fail("device buffer or stream");
+      dev.push_back(std::move(*d));
+      streams.push_back(std::move(*st));
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+      std::atomic<size_t> next{0};
+      std::atomic<int> errors{0};
+      std::atomic<long long> reg_ns{0};
+      const auto t0 = std::chrono::steady_clock::now();
+      std::vector<std::thread> pool;
+      for (int i = 0; i < t; ++i)
+        pool.emplace_back([&, i] {
+          const auto st = static_cast<cudaStream_t>(streams[size_t(i)].get());
+          for (size_t g; (g = next.fetch_add(group)) < frames;) {
+            const size_t end = std::min(frames, g + group);
+            const size_t lo = g * frame_stride / page * page;
+            const size_t hi = std::min(size_t(size), ((end - 1) * frame_stride + frame_bytes + page - 1) / page * page);
+            auto* p = const_cast<uint8_t*>(base + lo);
+            const auto r0 = std::chrono::steady_clock::now();
+            if (!pageable && cudaHostRegister(p, hi - lo, cudaHostRegisterReadOnly | cudaHostRegisterPortable) != cudaSuccess) {
+              (void)cudaGetLastError();
+              errors.fetch_add(1);
+              continue;
+            }
+            reg_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - r0).count());
+            for (size_t f = g; f < end; ++f)
+              cudaMemcpyAsync(dev[size_t(i)].get(), base + f * frame_stride, frame_bytes, cudaMemcpyHostToDevice, st);
+            cudaStreamSynchronize(st);
+            if (!pageable) cudaHostUnregister(p);
+          }
+        });
+      for (auto& th : pool) th.join();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (errors.load()) std::printf("ceiling_mapped: %d registrations failed\n", errors.load());
+      if (pass == 1)
+        std::printf("ceiling_mapped: %2d threads, %zu frames per registration: %8.1f frames/s  %6.2f GB/s  "
+                    "(registering %.1f ms of thread time)\n",
+                    t, group, frames / s, frames * double(frame_bytes) / s / 1e9, double(reg_ns.load()) / 1e6);
+    }
+  }
+  munmap(map, size_t(size));
   ::close(fd);
   return 0;
 }
@@ -276,6 +350,11 @@ int main(int argc, char** argv) {
     for (size_t i = 4; i < a.size(); ++i) threads.push_back(std::atoi(a[i].c_str()));
     return ceiling(a[1], std::stoull(a[2]), std::stoull(a[3]), threads, a[0] == "ceiling_upload");
   }
+  if (a.size() >= 5 && a[0] == "ceiling_mapped") {
+    std::vector<int> threads;
+    for (size_t i = 5; i < a.size(); ++i) threads.push_back(std::atoi(a[i].c_str()));
+    return ceiling_mapped(a[1], std::stoull(a[2]), std::stoull(a[3]), std::stoull(a[4]), threads);
+  }
   if (a.size() == 3 && a[0] == "pinning") return pinning(std::stoull(a[1]), std::stoull(a[2]));
   if (a.size() >= 7 && a[0] == "resident") {
     const PixFmt fmt = a[3] == "420" ? PixFmt::k420 : a[3] == "422" ? PixFmt::k422 : a[3] == "444" ? PixFmt::k444 : PixFmt::k400;
@@ -285,6 +364,7 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: twinmaf_gpu_bench ceiling|ceiling_upload FILE FRAME_BYTES READ_BYTES [THREADS...]\n"
+               "       twinmaf_gpu_bench ceiling_mapped FILE FRAME_BYTES READ_BYTES GROUP [THREADS...]\n"
                "       twinmaf_gpu_bench pinning TOTAL_MB CHUNK_MB\n"
                "       twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES [--banks=N] [--graphs=0|1] FEATURE[=opts]...\n");
   return 2;

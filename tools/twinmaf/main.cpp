@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tools/twinmaf/args.h"
+#include "tools/twinmaf/split_exit.h"
 
 namespace {
 
@@ -102,6 +103,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "twinmaf %s\n", twinmaf::version());
     return 0;
   }
+  if (twinmaf::cli::may_use_gpu(*req)) twinmaf::cli::split_exit();
   if (req->config.profile) twinmaf::enable_startup_trace();
   const bool tty = isatty(STDERR_FILENO) == 1;
   ProgressPrinter progress(tty);
@@ -155,11 +157,9 @@ int run(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace
-
 // The library reports errors as Status values; what still escapes as an
 // exception (std::bad_alloc, a third-party library) becomes one error line.
-int main(int argc, char** argv) {
+int guarded_run(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::bad_alloc&) {
@@ -170,4 +170,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "twinmaf: error: internal error (unknown exception)\n");
   }
   return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int code = guarded_run(argc, argv);
+  twinmaf::cli::report_exit(code);
+  return code;
 }
