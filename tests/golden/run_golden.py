@@ -69,7 +69,7 @@ DEVIATIONS = [
 # the same machine (docs/float_adm.md). The oracle runs were recorded on an
 # Intel CPU: elsewhere these runs must still succeed, but their values are not
 # compared.
-VENDOR_DEPENDENT = re.compile(r"/(float_adm\w*|vmaf_float_\w*)$")
+VENDOR_DEPENDENT = re.compile(r"/(float_adm|vmaf_float_)[\w.]*$")  # model names hold dots (v0.6.1)
 
 
 def cpu_vendor():
