@@ -161,10 +161,17 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
   plan.device_input = all_twins && (fmt.bpc == 8 || fmt.bpc == 16 || device_range_check_);
   if (plan.pinned) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    // Six pread threads keep a 4K frame loop fed from the page cache (5 to
-    // 10 GB/s each); more only pin more memory (H200 host: 4K 480 frames
-    // took 0.77 s with 6 readers, 0.93 s with 12).
-    plan.reader_threads = cfg_.readers ? cfg_.readers : std::clamp(hw - std::min(hw, 2u), 1u, 6u);
+    // pread threads copy 5 to 8 GB/s each out of the page cache. Six keep a
+    // 1080p loop fed (the device sets its pace); pictures of 6 MB and more
+    // (4K) need up to twelve (H200 host, whole processes, medians of 5: VMAF
+    // 4K 480 frames 533 ms with 6 readers, 464 with 12; v1 4K --threads 4
+    // 746 / 602 ms; 1080p 269 / 271). Several 1080p encodes of one reference
+    // did worse with twelve (649 / 708 ms for eight): more pictures to pin.
+    std::size_t picture_bytes = 0;
+    for (int p = 0; p < std::max(plan.ref_planes, plan.dis_planes); ++p)
+      picture_bytes += std::size_t(fmt.stored_w(p)) * std::size_t(fmt.stored_h(p)) * std::size_t(fmt.bytes_per_sample());
+    const unsigned most = picture_bytes >= (std::size_t(6) << 20) ? 12u : 6u;
+    plan.reader_threads = cfg_.readers ? cfg_.readers : std::clamp(hw - std::min(hw, 2u), 1u, most);
   }
   return plan;
 }
