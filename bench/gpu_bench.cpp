@@ -26,8 +26,8 @@
 //     Start-up costs: the CUDA context (first runtime call), then TOTAL_MB of
 //     page-locked memory in CHUNK_MB pieces three ways: cudaHostAlloc;
 //     cudaHostAlloc from 4 threads; the pictures' gpu::PinnedAllocator
-//     (huge-page mappings registered with the driver). Each freed again; ms
-//     for every step.
+//     (huge-page mappings registered with the driver), from one thread and
+//     from 6. Each freed again; ms for every step.
 //
 //   twinmaf_gpu_bench resident W H LAYOUT BPC FRAMES [--banks=N] [--graphs=0|1]
 //                     FEATURE[=opts] [FEATURE...]
@@ -336,6 +336,17 @@ int pinning(size_t total_mb, size_t chunk_mb) {
   gpu::PinnedAllocator pinned;
   for (void*& q : p) q = pinned.allocate(chunk);
   lap("PinnedAllocator (THP mmap + cudaHostRegister)");
+  for (void* q : p) pinned.deallocate(q);
+  lap("PinnedAllocator release");
+  {
+    std::vector<std::thread> ts;
+    for (int k = 0; k < 6; ++k)
+      ts.emplace_back([&, k] {
+        for (size_t i = size_t(k); i < n; i += 6) p[i] = pinned.allocate(chunk);
+      });
+    for (std::thread& th : ts) th.join();
+  }
+  lap("PinnedAllocator, 6 threads");
   for (void* q : p) pinned.deallocate(q);
   lap("PinnedAllocator release");
   return 0;

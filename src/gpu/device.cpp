@@ -150,7 +150,9 @@ void* PinnedAllocator::allocate(std::size_t bytes) {
     munmap(reinterpret_cast<void*>(aligned + n), tail);
   void* p = reinterpret_cast<void*>(aligned);
   (void)madvise(p, n, MADV_HUGEPAGE);  // advice only: small pages work too
-  // Anonymous memory reads as zero; registering faults it in and locks it.
+  // Faulted in here, by the calling thread: cudaHostRegister would fault the
+  // pages itself, serialised with every other thread's registration.
+  for (std::size_t off = 0; off < n; off += 4096) static_cast<volatile uint8_t*>(p)[off] = 0;
   if (const cudaError_t e = cudaHostRegister(p, n, cudaHostRegisterPortable); e != cudaSuccess) {
     munmap(p, n);
     allocation_failed("pinned", bytes, cudaGetErrorString(e));
