@@ -175,12 +175,14 @@ int ceiling_mapped(const std::string& path, size_t frame_stride, size_t frame_by
             const size_t hi = std::min(size_t(size), ((end - 1) * frame_stride + frame_bytes + page - 1) / page * page);
             auto* p = const_cast<uint8_t*>(base + lo);
             const auto r0 = std::chrono::steady_clock::now();
-            if (!pageable && cudaHostRegister(p, hi - lo, cudaHostRegisterReadOnly | cudaHostRegisterPortable) != cudaSuccess) {
+            const unsigned flags = cudaHostRegisterReadOnly | cudaHostRegisterPortable;
+            if (!pageable && cudaHostRegister(p, hi - lo, flags) != cudaSuccess) {
               (void)cudaGetLastError();
               errors.fetch_add(1);
               continue;
             }
-            reg_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - r0).count());
+            const auto reg = std::chrono::steady_clock::now() - r0;
+            reg_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(reg).count());
             for (size_t f = g; f < end; ++f)
               cudaMemcpyAsync(dev[size_t(i)].get(), base + f * frame_stride, frame_bytes, cudaMemcpyHostToDevice, st);
             cudaStreamSynchronize(st);

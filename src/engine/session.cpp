@@ -169,7 +169,7 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
     // did worse with twelve (649 / 708 ms for eight): more pictures to pin.
     std::size_t picture_bytes = 0;
     for (int p = 0; p < std::max(plan.ref_planes, plan.dis_planes); ++p)
-      picture_bytes += std::size_t(fmt.stored_w(p)) * std::size_t(fmt.stored_h(p)) * std::size_t(fmt.bytes_per_sample());
+      picture_bytes += std::size_t(fmt.stored_w(p)) * std::size_t(fmt.stored_h(p)) * fmt.bytes_per_sample();
     const unsigned most = picture_bytes >= (std::size_t(6) << 20) ? 12u : 6u;
     plan.reader_threads = cfg_.readers ? cfg_.readers : std::clamp(hw - std::min(hw, 2u), 1u, most);
   }
