@@ -141,8 +141,9 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
 
   InputPlan plan;
   int ring_planes = 0;
-  bool all_twins = true;
+  bool all_twins = true, any_settles = false;
   for (const Registered& r : lanes_[0].features) {
+    any_settles = any_settles || r.extractor->settles();
     plan.ref_planes = std::max(plan.ref_planes, plane_count(r.needs.ref, fmt));
     plan.dis_planes = std::max(plan.dis_planes, plane_count(r.needs.dis, fmt));
     if (r.twin)
@@ -161,16 +162,17 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
   plan.device_input = all_twins && (fmt.bpc == 8 || fmt.bpc == 16 || device_range_check_);
   if (plan.pinned) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    // pread threads copy 5 to 8 GB/s each out of the page cache. Six keep a
-    // 1080p loop fed (the device sets its pace); pictures of 6 MB and more
-    // (4K) need up to twelve (H200 host, whole processes, medians of 5: VMAF
-    // 4K 480 frames 533 ms with 6 readers, 464 with 12; v1 4K --threads 4
-    // 746 / 602 ms; 1080p 269 / 271). Several 1080p encodes of one reference
-    // did worse with twelve (649 / 708 ms for eight): more pictures to pin.
+    // pread threads copy 5 to 8 GB/s each out of the page cache: the cores
+    // the loop leaves (less the calling thread and one), at most twelve; ten
+    // below 4K (pictures under 6 MB) when finishes settle on workers, whose
+    // share grows with the frame rate. H200 host, same run, medians: VMAF 4K
+    // 480 frames 533 ms with 6 readers, 464 with 12; 1080p 310 / 290 / 288
+    // ms with 6 / 10 / 12, eight 1080p encodes 732 / 697 / 688; VMAF v1 1080p
+    // 4261 / 5261 / 4324 fps, v1 4K best with 12.
     std::size_t picture_bytes = 0;
     for (int p = 0; p < std::max(plan.ref_planes, plan.dis_planes); ++p)
       picture_bytes += std::size_t(fmt.stored_w(p)) * std::size_t(fmt.stored_h(p)) * fmt.bytes_per_sample();
-    const unsigned most = picture_bytes >= (std::size_t(6) << 20) ? 12u : 6u;
+    const unsigned most = any_settles && picture_bytes < (std::size_t(6) << 20) ? 10u : 12u;
     plan.reader_threads = cfg_.readers ? cfg_.readers : std::clamp(hw - std::min(hw, 2u), 1u, most);
   }
   return plan;
@@ -283,11 +285,17 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   const int window = device ? kDeviceWindow : 1;
   const bool settling = any_settles && !sink_;
   const bool workers = cfg_.threads > 0 && any_cpu_;
-  const bool settlers = settling && cfg_.threads > 0 && !workers;
   // Threads beyond the machine's add nothing (oneTBB would refuse them with a
   // warning on stderr) but frames in the loop, memory and ring slots.
   const int threads = std::min(int(cfg_.threads), tbb::info::default_concurrency());
   const int in_loop = workers ? std::max(window, 2 * threads + 2) : window;
+  // A device run settles on workers even at --threads 0 (which keeps CPU
+  // features on the calling thread): settling there would hold back the
+  // frames fed to the device. A quarter of the cores, at most four (H200
+  // host, VMAF v1 3d0h end to end: 4K 1141 -> 1396 fps, 1080p 3497 -> 5896).
+  const int settle_threads =
+      cfg_.threads > 0 ? threads : device ? std::clamp(tbb::info::default_concurrency() / 4, 1, 4) : 0;
+  const bool settlers = settling && settle_threads > 0 && !workers;
 
   std::unique_ptr<DeviceRun> dev;
   if (device) {
@@ -382,7 +390,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
     std::optional<tbb::task_arena> arena;
     // All its slots for workers (the caller enqueues, never joins), within
     // oneTBB's worker limit (it warns on stderr past it).
-    if (settlers) arena.emplace(std::max(1, std::min(threads, tbb::info::default_concurrency() - 1)), 0);
+    if (settlers) arena.emplace(std::max(1, std::min(settle_threads, tbb::info::default_concurrency() - 1)), 0);
     // Completes the settled frames at the front; with `all`, waits for each.
     const auto complete_settled = [&](bool all) {
       while (!settled.empty()) {
@@ -404,7 +412,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
         f->settle_done.store(true, std::memory_order_release);
         f->settle_done.notify_one();
       });
-      if (settled.size() > size_t(2 * threads)) settled.front()->settle_done.wait(false);
+      if (settled.size() > size_t(2 * settle_threads)) settled.front()->settle_done.wait(false);
       complete_settled(false);
     };
     for (;;) {
@@ -474,9 +482,9 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
       dev->profile(rep.frames, rep.profile);
     }
     rep.profile.push_back(fmt::format("  host CPU features   {:9.3f} ms/frame (summed over threads)", t_cpu.ms() / n));
-    if (settling && cfg_.threads > 0)
-      rep.profile.push_back(fmt::format("  host settle         {:9.3f} ms/frame (finishes' per-frame part, summed over threads)",
-                                        t_settle.ms() / n));
+    if (settlers || (settling && workers))
+      rep.profile.push_back(fmt::format("  host settle         {:9.3f} ms/frame (finishes' per-frame part, summed over {} threads)",
+                                        t_settle.ms() / n, settlers ? settle_threads : threads));
     rep.profile.push_back(fmt::format("  host complete       {:9.3f} ms/frame (device wait, unpack, finish)",
                                       t_complete.ms() / n));
     rep.profile.push_back(fmt::format("  wall                {:9.3f} ms/frame ({:.1f} fps)", wall / n, 1000.0 * n / wall));

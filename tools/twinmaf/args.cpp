@@ -98,8 +98,8 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_option("--gpu", gpu, "CUDA device index (default 0)");
     app.add_flag("--profile", cfg.profile, "print where GPU frame time goes");
     app.add_option("--readers", readers,
-                   "reader threads for raw inputs on the GPU path (default: cores - 2, at most 6, or 12 for pictures "
-                   "of 6 MB or more)");
+                   "reader threads for raw inputs on the GPU path (default: cores - 2, at most 12; at most 10 for "
+                   "models that settle on workers below 4K)");
     app.add_flag("--verbose", out.verbose, "print which backend computes each feature");
     app.add_flag("--progress", out.progress,
                  "print progress lines (frames, fps, ETA) on stderr even when it is not a terminal");
