@@ -539,7 +539,7 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
   RunReport& rep = report ? *report : local;
   PicturePool pool(fmt, allocator(), std::max(plan.ref_planes, plan.dis_planes));
   // Pictures are allocated as the readers first need them (page-locking
-  // costs about 0.4 ms/MB, so nothing up front): at most the readers'
+  // costs about 0.25 ms/MB on one thread, so nothing up front): at most the readers'
   // window, the frames in the loop, the history and the set being read.
   InputReader reader(ref, dis, frame_cnt, pool, &rep.warnings, plan.reader_threads, run_first_);
   // The inputs' own error for a frame set the device flags (frame numbers
