@@ -1,12 +1,19 @@
 // twinmaf_noiseclip NAME OUTDIR: writes OUTDIR/NAME_ref.yuv and NAME_dis.yuv.
+// twinmaf_noiseclip --rcpss: prints this processor's RCPSS fingerprint
+// (tests/support/rcpss.h), which selects the vendor-dependent recordings.
 #include <cstdio>
 #include <string>
 
 #include "tests/support/noise_clip.h"
+#include "tests/support/rcpss.h"
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--rcpss") {
+    std::printf("%s\n", twinmaf::test::rcpss_fingerprint().c_str());
+    return 0;
+  }
   if (argc != 3) {
-    std::fprintf(stderr, "usage: twinmaf_noiseclip NAME OUTDIR\n");
+    std::fprintf(stderr, "usage: twinmaf_noiseclip NAME OUTDIR | --rcpss\n");
     return 2;
   }
   twinmaf::test::NoiseClipSpec spec;

@@ -63,12 +63,15 @@ DEVIATIONS = [
 ]
 
 
-# Runs whose values depend on the CPU vendor: libvmaf's float ADM divides with
-# the SSE approximate reciprocal (rcpps), which Intel and AMD implement with
+# Runs whose values depend on the processor: libvmaf's float ADM divides with
+# the SSE approximate reciprocal (rcpss), which Intel and AMD implement with
 # different tables; twinmaf uses the same instruction, so it equals libvmaf on
 # the same machine (docs/float_adm.md). The oracle runs were recorded on an
-# Intel CPU: elsewhere these runs must still succeed, but their values are not
-# compared.
+# Intel CPU; recordings made elsewhere sit beside them as
+# <kind>.rcpss-<fingerprint>.{hp17g.json,json} (record_oracle.sh's VARIANT) and
+# are compared on processors with that RCPSS fingerprint (--rcpss,
+# `twinmaf_noiseclip --rcpss`). Elsewhere these runs must still succeed, but
+# their values are not compared.
 VENDOR_DEPENDENT = re.compile(r"/(float_adm|vmaf_float_)[\w.]*$")  # model names hold dots (v0.6.1)
 
 
@@ -107,8 +110,9 @@ class Checker:
         self.frames = load_frames_tsv(args.frames)
         self.errors = []
         self.stats = dict(runs=0, error_runs=0, deviations=0, frames=0, values=0, files=0, truncated=0,
-                          vendor_skipped=0)
+                          vendor_skipped=0, other_rcpss=0)
         self.intel = cpu_vendor() == "GenuineIntel"
+        self.rcpss = open(args.rcpss).read().strip() if args.rcpss else ""
         self.missing = set()
 
     def fail(self, run, msg):
@@ -196,13 +200,17 @@ class Checker:
                         return
                 self.fail(label, f"rc {p.returncode}: {p.stderr.strip()}")
                 return
+            suffix = ""
             if not self.intel and VENDOR_DEPENDENT.search(label):
-                self.stats["vendor_skipped"] += 1
-                return
-            if exact_json and os.path.exists(base + ".hp17g.json"):
-                self.compare_values(label, out, base + ".hp17g.json", limit, kind)
+                suffix = f".rcpss-{self.rcpss}"
+                if not self.rcpss or not os.path.exists(base + suffix + ".hp17g.json"):
+                    self.stats["vendor_skipped"] += 1
+                    return
+                self.stats["other_rcpss"] += 1
+            if exact_json and os.path.exists(base + suffix + ".hp17g.json"):
+                self.compare_values(label, out, base + suffix + ".hp17g.json", limit, kind)
             if limit is None:
-                self.compare_file(label, tokens, tmp, base, kind)
+                self.compare_file(label, tokens, tmp, base, kind, suffix)
             else:
                 self.stats["truncated"] += 1
 
@@ -254,12 +262,13 @@ class Checker:
             return list(a) == list(b) and all(self.same_tree(a[k], b[k]) for k in a)
         return same(a, b)
 
-    def compare_file(self, label, tokens, tmp, base, kind):
+    def compare_file(self, label, tokens, tmp, base, kind, suffix=""):
         """Default-precision output, byte for byte apart from version/fps."""
         golden_out = tokens[tokens.index("-o") + 1] if "-o" in tokens else None
         if not golden_out:
             return
-        golden_file = os.path.join(os.path.dirname(base), os.path.basename(golden_out))
+        stem, ext = os.path.splitext(os.path.basename(golden_out))
+        golden_file = os.path.join(os.path.dirname(base), stem + suffix + ext)
         if not os.path.exists(golden_file) or golden_file.endswith(".hp17g.json"):
             return
         out = os.path.join(tmp, "default" + os.path.splitext(golden_file)[1])
@@ -291,6 +300,7 @@ def main():
     ap.add_argument("--allow-missing", default="", help="regex of clip names that may be absent")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--rcpss", help="file holding this processor's RCPSS fingerprint (twinmaf_noiseclip --rcpss)")
     args = ap.parse_args()
     c = Checker(args)
     kinds = args.kinds.split(",")
@@ -312,7 +322,8 @@ def main():
           f"({s['error_runs']} libvmaf-failure runs, {s['deviations']} documented refusals), {s['frames']} frames, {s['values']} values ==, "
           f"{s['files']} files byte-compared, {s['truncated']} on cut clips, "
           f"{len(c.missing)} clips absent{' (allowed)' if c.missing and not unexpected else ''}, "
-          f"{s['vendor_skipped']} runs with CPU-vendor-dependent values not compared (not an Intel CPU)")
+          f"{s['other_rcpss']} runs compared with recordings of this processor's RCPSS ({c.rcpss}), "
+          f"{s['vendor_skipped']} runs with processor-dependent values not compared (no recording for it)")
     if s["runs"] == 0:
         c.errors.append("no run was replayed")
     for e in c.errors[:50]:

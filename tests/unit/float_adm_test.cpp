@@ -14,6 +14,7 @@
 #include "core/options.h"
 #include "core/picture.h"
 #include "tests/support/extractor_run.h"
+#include "tests/support/rcpss.h"
 
 namespace twinmaf {
 namespace {
@@ -34,67 +35,102 @@ std::vector<Collector::Column> run(const OptionDict& d, const std::vector<PicPai
 
 // ---------------------------------------------------------------------------
 // libvmaf f85a8536 (--cpumask -1), %.17g, frame 0 of golden noise clips:
-// adm2, aim, adm3, adm_scale0..3. Recorded on an Intel CPU: the values follow
-// the processor's RCPSS (docs/float_adm.md), which other vendors implement
-// with other tables, so only an Intel CPU can reproduce them.
+// adm2, aim, adm3, adm_scale0..3. The values follow the processor's RCPSS
+// (docs/float_adm.md), so each anchor holds libvmaf's values on two: an Intel
+// CPU, and an AMD EPYC whose RCPSS has the fingerprint kZenRcpss
+// (tests/support/rcpss.h). Other processors skip the comparison.
 
-constexpr const char* kNotIntel = "anchors recorded with Intel's RCPSS; not an Intel CPU";
+constexpr const char* kZenRcpss = "10bf236b3d269325";
 
 struct Anchor {
   const char* clip;
   OptionDict dict;
-  std::vector<double> values;  // frame 0, libvmaf's column order
+  std::vector<double> intel, zen;  // frame 0, libvmaf's column order
 };
 
+// This processor's anchor values; null where none were recorded.
+const std::vector<double>* values_here(const Anchor& a) {
+  static const bool intel = __builtin_cpu_is("intel");
+  static const bool zen = test::rcpss_fingerprint() == kZenRcpss;
+  return intel ? &a.intel : zen ? &a.zen : nullptr;
+}
+
+constexpr const char* kNoAnchors = "no libvmaf values recorded with this processor's RCPSS";
+
 TEST(FloatAdmGolden, NoiseClipsEqualLibvmafAtEveryDepth) {
-  if (!__builtin_cpu_is("intel")) GTEST_SKIP() << kNotIntel;
+  if (!values_here(Anchor{})) GTEST_SKIP() << kNoAnchors;
   const std::vector<Anchor> anchors = {
       {"noise_64x48_420_8b_6f_s1", {},
        {0.9045383610329341, 0.013798668884758699, 0.9453698460740877, 0.9142998755082739, 0.9126263321529424,
-        0.9075604694768153, 0.8719856611229344}},
+        0.9075604694768153, 0.8719856611229344},
+       {0.9045383336621478, 0.013798668884758699, 0.9453698323886945, 0.9142998755082739, 0.9126263321529424,
+        0.9075604694768153, 0.871985506861842}},
       {"noise_64x48_422_10b_6f_s6", {},
        {0.8914341965322561, 0.002507059927894383, 0.9444635683021809, 0.9099471357653433, 0.8953401929959454,
+        0.8774537601077812, 0.8775682659332102},
+       {0.8914342230722023, 0.002507059098521064, 0.9444635819868406, 0.9099471357653433, 0.8953402820901866,
         0.8774537601077812, 0.8775682659332102}},
       {"noise_64x48_444_12b_6f_s11", {},
        {0.8917631831988883, 0.006253821426713771, 0.9427546808860872, 0.9142805966785004, 0.9069993298955689,
+        0.8682317517135973, 0.8641572820290699},
+       {0.8917632104601083, 0.006253821213735489, 0.9427546946231864, 0.9142805966785004, 0.9069994203646429,
         0.8682317517135973, 0.8641572820290699}},
       {"noise_64x48_420_16b_6f_s4", {},
        {0.9140316959533838, 0.008018115714178311, 0.9530067901196028, 0.907680309843091, 0.9137550777811047,
-        0.8983814822443461, 0.9442929364457693}},
+        0.8983814822443461, 0.9442929364457693},
+       {0.914031682261508, 0.008018115714178311, 0.9530067832736648, 0.907680309843091, 0.9137550777811047,
+        0.8983814251879865, 0.9442929364457693}},
       {"noise_357x353_444_16b_6f_s24", {},
        {0.9018262114251289, 0.015678081590748186, 0.9430740649171903, 0.9106169804491107, 0.9049094146229,
+        0.895151772089418, 0.8940174744990872},
+       {0.9018262114251289, 0.01567808107224922, 0.9430740651764398, 0.9106169804491107, 0.9049094146229,
         0.895151772089418, 0.8940174744990872}},
       // The smallest size: bands of 2x2 at scale 3, every masking border case.
       {"noise_17x17_444_8b_3f_s103", {},
+       {0.9217779600417169, 0.00142609360490684, 0.960175933218405, 0.9050547512462328, 0.9171681726961883,
+        0.9446727085823764, 0.9143120939123442},
        {0.9217779600417169, 0.00142609360490684, 0.960175933218405, 0.9050547512462328, 0.9171681726961883,
         0.9446727085823764, 0.9143120939123442}},
   };
   for (const Anchor& a : anchors) {
     SCOPED_TRACE(a.clip);
     const auto cols = run(a.dict, noise_pairs(a.clip, 1));
-    ASSERT_EQ(cols.size(), a.values.size());
-    for (size_t k = 0; k < cols.size(); ++k) EXPECT_EQ(cols[k].values.at(0), a.values[k]) << cols[k].name;
+    const std::vector<double>& want = *values_here(a);
+    ASSERT_EQ(cols.size(), want.size());
+    for (size_t k = 0; k < cols.size(); ++k) EXPECT_EQ(cols[k].values.at(0), want[k]) << cols[k].name;
   }
 }
 
 TEST(FloatAdmGolden, EveryOptionFamilyEqualsLibvmaf) {
-  if (!__builtin_cpu_is("intel")) GTEST_SKIP() << kNotIntel;
+  if (!values_here(Anchor{})) GTEST_SKIP() << kNoAnchors;
   const std::vector<Anchor> anchors = {
       {"", dict_of({{"adm_enhn_gain_limit", "1.0"}, {"adm_adm3_apply_hm", "true"}}),
        {0.895729059760937, 0.014024792636185538, 0.0276171720257116, 0.9062405519672118, 0.9012063770268579,
-        0.9014633368457586, 0.8622708374341074}},
+        0.9014633368457586, 0.8622708374341074},
+       {0.8957290460755438, 0.014024792636185538, 0.02761717201920682, 0.9062405519672118, 0.9012063770268579,
+        0.9014633368457586, 0.8622707603035612}},
       {"", dict_of({{"adm_csf_mode", "1"}, {"adm_csf_scale", "2.5"}, {"adm_csf_diag_scale", "0.7"},
                     {"adm_norm_view_dist", "5"}, {"adm_ref_display_height", "720"}}),
        {0.873966614595046, 0.014320527688723073, 0.9298230434531615, 0.8915049220768559, 0.9002755687521422,
+        0.8966971357913693, 0.8434203267098407},
+       {0.8739666184386224, 0.014320527688723073, 0.9298230453749496, 0.8915049837519934, 0.9002755687521422,
         0.8966971357913693, 0.8434203267098407}},
       {"", dict_of({{"adm_csf_mode", "2"}, {"adm_p_norm", "2.5"}, {"adm_noise_weight", "0.02"}}),
+       {0.8785118334155977, 0.01049629577946825, 0.9340077688180648, 0.9340200837454399, 0.8899942010516053,
+        0.8873295998458904, 0.86268243154481},
        {0.8785118334155977, 0.01049629577946825, 0.9340077688180648, 0.9340200837454399, 0.8899942010516053,
         0.8873295998458904, 0.86268243154481}},
       {"", dict_of({{"adm_bypass_cm", "1"}, {"adm_skip_aim_scale", "1"}, {"adm_dlm_weight", "0.7"},
                     {"adm_min_val", "0.9"}}),
        {0.9473700013554014, 0.12799454302358432, 0.9247606380417057, 0.962543956088373, 0.9681944904951109,
+        0.9406969193841062, 0.900152348254906},
+       {0.9473700013554014, 0.12799454302358432, 0.9247606380417057, 0.962543956088373, 0.9681944904951109,
         0.9406969193841062, 0.900152348254906}},
       {"", dict_of({{"adm_skip_scale0", "true"}, {"adm_f1s1", "1"}, {"adm_f2s3", "0.25"}, {"debug", "true"}}),
+       {0.9161393752451117, 0.048597198644142706, 0.9337710883004845, 0, 0.9155194730626147, 0.9075604694768153,
+        0.9310650024188131, 0.9161393752451117, 911.9177894592285, 995.3919830323266, 0, 1.000000013351432e-10,
+        824.2975463867188, 900.3604736328125, 33.21685028076172, 36.60015106201172, 54.40339279174805,
+        58.431358337402344},
        {0.9161393752451117, 0.048597198644142706, 0.9337710883004845, 0, 0.9155194730626147, 0.9075604694768153,
         0.9310650024188131, 0.9161393752451117, 911.9177894592285, 995.3919830323266, 0, 1.000000013351432e-10,
         824.2975463867188, 900.3604736328125, 33.21685028076172, 36.60015106201172, 54.40339279174805,
@@ -103,8 +139,9 @@ TEST(FloatAdmGolden, EveryOptionFamilyEqualsLibvmaf) {
   const auto frames = noise_pairs("noise_64x48_420_8b_6f_s1", 1);
   for (const Anchor& a : anchors) {
     const auto cols = run(a.dict, frames);
-    ASSERT_EQ(cols.size(), a.values.size());
-    for (size_t k = 0; k < cols.size(); ++k) EXPECT_EQ(cols[k].values.at(0), a.values[k]) << cols[k].name;
+    const std::vector<double>& want = *values_here(a);
+    ASSERT_EQ(cols.size(), want.size());
+    for (size_t k = 0; k < cols.size(); ++k) EXPECT_EQ(cols[k].values.at(0), want[k]) << cols[k].name;
   }
 }
 
