@@ -15,6 +15,7 @@
 #include "base/trace.h"
 #include "engine/device_run.h"
 #include "engine/input_reader.h"
+#include "io/planar.h"
 
 namespace twinmaf {
 
@@ -141,9 +142,10 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
 
   InputPlan plan;
   int ring_planes = 0;
-  bool all_twins = true, any_settles = false;
+  bool all_twins = true;
+  any_settles_ = false;
   for (const Registered& r : lanes_[0].features) {
-    any_settles = any_settles || r.extractor->settles();
+    any_settles_ = any_settles_ || r.extractor->settles();
     plan.ref_planes = std::max(plan.ref_planes, plane_count(r.needs.ref, fmt));
     plan.dis_planes = std::max(plan.dis_planes, plane_count(r.needs.dis, fmt));
     if (r.twin)
@@ -169,10 +171,9 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
     // 480 frames 533 ms with 6 readers, 464 with 12; 1080p 310 / 290 / 288
     // ms with 6 / 10 / 12, eight 1080p encodes 732 / 697 / 688; VMAF v1 1080p
     // 4261 / 5261 / 4324 fps, v1 4K best with 12.
-    std::size_t picture_bytes = 0;
-    for (int p = 0; p < std::max(plan.ref_planes, plan.dis_planes); ++p)
-      picture_bytes += std::size_t(fmt.stored_w(p)) * std::size_t(fmt.stored_h(p)) * fmt.bytes_per_sample();
-    const unsigned most = any_settles && picture_bytes < (std::size_t(6) << 20) ? 10u : 12u;
+    uint64_t picture_bytes = 0;
+    for (int p = 0; p < std::max(plan.ref_planes, plan.dis_planes); ++p) picture_bytes += packed_plane_bytes(fmt, p);
+    const unsigned most = any_settles_ && picture_bytes < (uint64_t(6) << 20) ? 10u : 12u;
     plan.reader_threads = cfg_.readers ? cfg_.readers : std::clamp(hw - std::min(hw, 2u), 1u, most);
   }
   return plan;
@@ -263,9 +264,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   const size_t nf = lanes_[0].features.size();
 
   int ref_depth = 0, dis_depth = 0, twin_depth = 0, ring_planes = 0;
-  bool any_settles = false;
   for (const Registered& r : lanes_[0].features) {
-    any_settles = any_settles || r.extractor->settles();
     ref_depth = std::max(ref_depth, r.needs.prev_ref);
     dis_depth = std::max(dis_depth, r.needs.prev_dis);
     if (r.twin) {
@@ -283,7 +282,7 @@ Status Session::run(FrameFeed& feed, RunReport* report, std::function<Status(con
   // that part on the workers: a pipeline stage, or, in the caller's loop,
   // tasks of a worker arena, each frame then completed in order.
   const int window = device ? kDeviceWindow : 1;
-  const bool settling = any_settles && !sink_;
+  const bool settling = any_settles_ && !sink_;
   const bool workers = cfg_.threads > 0 && any_cpu_;
   // Threads beyond the machine's add nothing (oneTBB would refuse them with a
   // warning on stderr) but frames in the loop, memory and ring slots.

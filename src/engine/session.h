@@ -187,6 +187,7 @@ class Session {
   bool prepared_ = false;
   bool device_range_check_ = false;
   bool any_cpu_ = false;  // some feature runs on the CPU
+  bool any_settles_ = false;  // some finish settles (Extractor::settles)
   std::vector<std::string> notes_;  // backend decisions worth a warning
   // A segment run (run_segment): frames are numbered from run_first_, those
   // below keep_from_ only warm up, terms go to sink_.

@@ -66,6 +66,7 @@ class Check:
         self.files = 0
         self.collection_runs = 0
         self.vendor_skipped = 0
+        self.intel = cpu_vendor() == "GenuineIntel"
         self.rcpss = open(args.rcpss).read().strip() if args.rcpss else ""
         # Clips cut short in the repository: name -> frames (frames.tsv).
         self.cut = {}
@@ -193,7 +194,7 @@ class Check:
                 limit = min((n for n in limits if n is not None), default=None)
                 # The Intel recording gives the names wherever no recording of
                 # this processor's RCPSS exists; its values only on Intel.
-                gold_path, compared = base + ".hp17g.json", cpu_vendor() == "GenuineIntel"
+                gold_path, compared = base + ".hp17g.json", self.intel
                 if not compared and os.path.exists(f"{base}.rcpss-{self.rcpss}.hp17g.json"):
                     gold_path, compared = f"{base}.rcpss-{self.rcpss}.hp17g.json", True
                 gold = json.load(open(gold_path))

@@ -48,21 +48,22 @@ struct Anchor {
   std::vector<double> intel, zen;  // frame 0, libvmaf's column order
 };
 
-// This processor's anchor values; null where none were recorded.
-const std::vector<double>* values_here(const Anchor& a) {
+// The anchors' values recorded on this processor; null where none were.
+std::vector<double> Anchor::*values_here() {
 #if defined(__x86_64__) || defined(__i386__)
   static const bool intel = __builtin_cpu_is("intel");
 #else
   static const bool intel = false;  // no RCPSS: libvmaf divides exactly
 #endif
   static const bool zen = test::rcpss_fingerprint() == kZenRcpss;
-  return intel ? &a.intel : zen ? &a.zen : nullptr;
+  return intel ? &Anchor::intel : zen ? &Anchor::zen : nullptr;
 }
 
 constexpr const char* kNoAnchors = "no libvmaf values recorded with this processor's RCPSS";
 
 TEST(FloatAdmGolden, NoiseClipsEqualLibvmafAtEveryDepth) {
-  if (!values_here(Anchor{})) GTEST_SKIP() << kNoAnchors;
+  const auto here = values_here();
+  if (!here) GTEST_SKIP() << kNoAnchors;
   const std::vector<Anchor> anchors = {
       {"noise_64x48_420_8b_6f_s1", {},
        {0.9045383610329341, 0.013798668884758699, 0.9453698460740877, 0.9142998755082739, 0.9126263321529424,
@@ -99,14 +100,15 @@ TEST(FloatAdmGolden, NoiseClipsEqualLibvmafAtEveryDepth) {
   for (const Anchor& a : anchors) {
     SCOPED_TRACE(a.clip);
     const auto cols = run(a.dict, noise_pairs(a.clip, 1));
-    const std::vector<double>& want = *values_here(a);
+    const std::vector<double>& want = a.*here;
     ASSERT_EQ(cols.size(), want.size());
     for (size_t k = 0; k < cols.size(); ++k) EXPECT_EQ(cols[k].values.at(0), want[k]) << cols[k].name;
   }
 }
 
 TEST(FloatAdmGolden, EveryOptionFamilyEqualsLibvmaf) {
-  if (!values_here(Anchor{})) GTEST_SKIP() << kNoAnchors;
+  const auto here = values_here();
+  if (!here) GTEST_SKIP() << kNoAnchors;
   const std::vector<Anchor> anchors = {
       {"", dict_of({{"adm_enhn_gain_limit", "1.0"}, {"adm_adm3_apply_hm", "true"}}),
        {0.895729059760937, 0.014024792636185538, 0.0276171720257116, 0.9062405519672118, 0.9012063770268579,
@@ -143,7 +145,7 @@ TEST(FloatAdmGolden, EveryOptionFamilyEqualsLibvmaf) {
   const auto frames = noise_pairs("noise_64x48_420_8b_6f_s1", 1);
   for (const Anchor& a : anchors) {
     const auto cols = run(a.dict, frames);
-    const std::vector<double>& want = *values_here(a);
+    const std::vector<double>& want = a.*here;
     ASSERT_EQ(cols.size(), want.size());
     for (size_t k = 0; k < cols.size(); ++k) EXPECT_EQ(cols[k].values.at(0), want[k]) << cols[k].name;
   }
