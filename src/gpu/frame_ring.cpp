@@ -1,5 +1,6 @@
 #include "gpu/frame_ring.h"
 
+#include "base/assert.h"
 #include "gpu/cuda_check.h"
 
 namespace twinmaf::gpu {
@@ -7,17 +8,18 @@ namespace twinmaf::gpu {
 Result<FrameRing> FrameRing::create(const Picture& layout, int planes, int slots, int pictures) {
   FrameRing r;
   r.planes_ = planes;
-  std::size_t total = 0;
   for (int p = 0; p < planes; ++p) {
     r.offset_[p] = layout.plane_offset(p);
     r.pitch_[p] = static_cast<std::size_t>(layout.stride(p));
     r.bytes_[p] = layout.plane_bytes(p);
-    total = r.offset_[p] + r.bytes_[p];
   }
+  // Picture packs its planes without gaps from offset 0.
+  for (int p = 0; p < planes; ++p) TWINMAF_DASSERT(r.offset_[p] == (p ? r.offset_[p - 1] + r.bytes_[p - 1] : 0));
+  r.total_ = r.offset_[planes - 1] + r.bytes_[planes - 1];
   for (int s = 0; s < slots; ++s) {
     std::vector<DeviceBuffer> slot;
     for (int k = 0; k < pictures; ++k) {
-      TWINMAF_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::create(total));
+      TWINMAF_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::create(r.total_));
       slot.push_back(std::move(b));
     }
     r.slots_.push_back(std::move(slot));
@@ -35,9 +37,8 @@ DevicePicture FrameRing::view(const DeviceBuffer& b) const {
 }
 
 Status FrameRing::upload_picture(const DeviceBuffer& dev, const Picture& host, void* stream) const {
-  for (int p = 0; p < planes_; ++p)
-    TWINMAF_CUDA_TRY(cudaMemcpyAsync(dev.get() + offset_[p], host.base() + offset_[p], bytes_[p],
-                                     cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
+  TWINMAF_CUDA_TRY(
+      cudaMemcpyAsync(dev.get(), host.base(), total_, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
   return ok_status();
 }
 

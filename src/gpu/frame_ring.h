@@ -1,6 +1,7 @@
 // The session's frame ring: N device slots, each holding the reference and
 // every distorted picture of one frame in the host pictures' own layout (same plane offsets
-// and strides), so each plane crosses the bus as one contiguous async copy.
+// and strides), so each picture's planes cross the bus as one contiguous async copy: a
+// copy per plane costs the calling thread an API call and the copy engine a gap each.
 // Chroma is allocated and uploaded only when `planes` is 3.
 //
 // Reuse contract: the upload into a slot is ordered on the device after an
@@ -24,7 +25,7 @@ class FrameRing {
   int slots() const { return static_cast<int>(slots_.size()); }
   DevicePicture ref(int slot) const { return view(slots_[size_t(slot)][0]); }
   DevicePicture dis(int slot, unsigned lane) const { return view(slots_[size_t(slot)][lane + 1]); }
-  // One cudaMemcpyAsync per plane and picture on `stream`: ref, then dis[]
+  // One cudaMemcpyAsync per picture on `stream`: ref, then dis[]
   // (host pictures cross the bus; device pictures are copied on the device).
   Status upload(int slot, const Picture& ref, const std::vector<PicturePtr>& dis, void* stream) const;
   int planes() const { return planes_; }
@@ -38,6 +39,7 @@ class FrameRing {
   std::size_t offset_[3] = {};
   std::size_t pitch_[3] = {};
   std::size_t bytes_[3] = {};
+  std::size_t total_ = 0;  // planes 0 .. planes_ - 1, contiguous from offset 0
 };
 
 }  // namespace twinmaf::gpu
