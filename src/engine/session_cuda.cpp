@@ -303,7 +303,7 @@ void CudaRun::profile(unsigned frames, std::vector<std::string>& lines) const {
   lines.push_back(fmt::format("  ring                {:9} slots, {} planes uploaded, {} frames in the loop",
                               slots_count_, s_.ring_planes, s_.frames_in_loop));
   for (int p = 0; ring_ && p < s_.ring_planes; ++p)
-    lines.push_back(fmt::format("  upload plane {}      {:9} bytes/frame ({} pictures, one copy each)", p,
+    lines.push_back(fmt::format("  upload plane {}      {:9} bytes/frame ({} pictures, each picture one copy)", p,
                                 (1 + lanes()) * ring_->plane_bytes(p), 1 + lanes()));
   lines.push_back(fmt::format("  upload (device)     {:9.3f} ms/frame", t_upload_ / g));
   for (unsigned l = 0; l < lanes(); ++l)

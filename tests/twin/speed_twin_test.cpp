@@ -7,13 +7,15 @@
 // every prescale method the twin runs up and down at the narrowest and
 // widest filter, sides rounded within 1e-3 of 1, a lanczos4 copy, the
 // v1.0.16 prescales at 1080p (152 requests, 82550 values, about 2 s), and
-// the covariance sums of every band (speed_math.h, thread by thread) equal
-// the CPU's terms (476 images, 154,700 sums).
+// the covariance sums of every band (speed_math.h, thread by thread) and
+// every block's variance from the CPU's factors (speed_block_variance, block
+// by block) equal the CPU's terms (476 images, 154,700 sums, 3,302
+// variances).
 //
 // GPU: (1) the twin through its interface on the same 152 requests (frame 1,
 // frame 0 resident as its predecessor; speed_temporal's frame 0 too), every
-// band value, covariance sum and entry of K's QR factors bitwise against the
-// CPU's terms; (2) the CPU path against the
+// band value, covariance sum, entry of K's QR factors and block variance
+// bitwise against the CPU's terms; (2) the CPU path against the
 // CUDA path through the session (expect_twin:
 // every band of every frame with FrameTerms::same_as, then every output
 // with ==), over 8/10/12/16 bit x 4:2:0/4:2:2/4:4:4, the minimum and odd
@@ -213,7 +215,17 @@ size_t expect_same_images(const SpeedImageTerms* want, const SpeedImageTerms* go
                       << " " << what << " " << hex(got[k].sums[size_t(t)]);
         return 0;
       }
-    values += wb.size() + kSpeedPairs;
+    const SpeedVariance& wv = want[k].variance;
+    const SpeedVariance& gv = got[k].variance;
+    EXPECT_EQ(wv.size(), gv.size()) << what << " image " << k;
+    if (wv.size() != gv.size()) return 0;
+    for (size_t b = 0; b < wv.size(); ++b)
+      if (float_bits(wv[b]) != float_bits(gv[b])) {
+        ADD_FAILURE() << what << " image " << k << " block " << b << " variance: cpu " << hex(wv[b]) << " " << what
+                      << " " << hex(gv[b]);
+        return 0;
+      }
+    values += wb.size() + kSpeedPairs + wv.size();
     band_values += wb.size();
     if (!factors) continue;
     for (int m = 0; m < 2; ++m) {
@@ -231,6 +243,17 @@ size_t expect_same_images(const SpeedImageTerms* want, const SpeedImageTerms* go
   }
   EXPECT_GT(nonzero, band_values / 2) << what << ": noise bands are not zero";
   return values;
+}
+
+// Images of the arithmetic test whose pivots pass, and their non-zero
+// variances.
+size_t& solvable_images() {
+  static size_t n = 0;
+  return n;
+}
+size_t& nonzero_variances() {
+  static size_t n = 0;
+  return n;
 }
 
 // The twin's arithmetic on the host vs the CPU's terms (compute(): the
@@ -274,8 +297,21 @@ size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t
     }
   }
   const std::unique_ptr<FrameTerms> want = cpu_terms(*q);
-  return expect_same_images(images_of(*want, q->temporal), got.data(), l.images, l.trunc_w, false,
-                            "twin arithmetic");
+  const SpeedImageTerms* w = images_of(*want, q->temporal);
+  // speed.cu's variance kernel, block by block, from the CPU's factors.
+  const int nbx = l.trunc_w / kSpeedBlock, nb = nbx * (l.trunc_h / kSpeedBlock);
+  for (int k = 0; k < l.images; ++k) {
+    SpeedImageTerms& im = got[size_t(k)];
+    im.variance.assign(size_t(nb), 0.0f);
+    if (!speed_solvable(w[k].factors.r.data())) continue;
+    ++solvable_images();
+    for (int b = 0; b < nb; ++b) {
+      im.variance[size_t(b)] = speed_block_variance(w[k].factors.q.data(), w[k].factors.r.data(), im.band.data(),
+                                                    l.trunc_w, b % nbx, b / nbx);
+      nonzero_variances() += im.variance[size_t(b)] != 0;
+    }
+  }
+  return expect_same_images(w, got.data(), l.images, l.trunc_w, false, "twin arithmetic");
 }
 
 // The requests of the arithmetic tests: every depth and layout, every
@@ -320,7 +356,8 @@ std::vector<std::pair<VideoFormat, std::string>> arithmetic_requests() {
 // the 35-tap filter reading past a side that 1.0009 rounds up (12). The
 // number of band values follows from the geometry.
 constexpr int kArithmeticRuns = 152;
-constexpr size_t kArithmeticValues = 237250;  // 82,550 band values, 476 x 325 sums
+// 82,550 band values, 476 x 325 sums, 3,302 block variances.
+constexpr size_t kArithmeticValues = 240552;
 // The device's terms also hold each image's q and r.
 constexpr size_t kDeviceValues = kArithmeticValues + 476 * 2 * kSpeedMatrix;
 
@@ -334,6 +371,10 @@ TEST(SpeedTwinArithmetic, EqualsTheCpuReferenceOnTheHost) {
   }
   EXPECT_EQ(runs, kArithmeticRuns);
   EXPECT_EQ(values, kArithmeticValues);
+  // Noise gives a regular K almost everywhere: 426 of the 476 images reach
+  // the variances, and 3,202 of the 3,302 are non-zero.
+  EXPECT_GT(solvable_images(), size_t(400));
+  EXPECT_GT(nonzero_variances(), size_t(3000));
   values_compared() += values;
 }
 

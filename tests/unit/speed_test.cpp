@@ -484,6 +484,10 @@ TEST(SpeedTerms, DeclarationsAndBitwiseComparison) {
   mod.image[0].factors.r[30] = std::nextafter(mod.image[0].factors.r[30], 0.0f);
   EXPECT_FALSE(copy->same_as(*a));
   mod.image[0].factors.r[30] = t.image[0].factors.r[30];
+  ASSERT_EQ(mod.image[1].variance.size(), size_t(g.blocks()));
+  mod.image[1].variance[5] = -mod.image[1].variance[5];
+  EXPECT_FALSE(copy->same_as(*a));
+  mod.image[1].variance[5] = t.image[1].variance[5];
   EXPECT_TRUE(copy->same_as(*a));
   mod.image[1].band.pop_back();
   EXPECT_FALSE(copy->same_as(*a));
@@ -491,6 +495,7 @@ TEST(SpeedTerms, DeclarationsAndBitwiseComparison) {
   EXPECT_FALSE(tt->same_as(*a));
   ASSERT_TRUE((*te)->compute(input(c, 0), *tt).ok());
   EXPECT_TRUE(down_cast<const SpeedTemporalTerms&>(*tt).image[0].band.empty());
+  EXPECT_TRUE(down_cast<const SpeedTemporalTerms&>(*tt).image[0].variance.empty());
 }
 
 TEST(SpeedTerms, ConcurrentFramesMatchSequential) {

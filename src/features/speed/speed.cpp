@@ -360,7 +360,8 @@ bool SpeedImageTerms::operator==(const SpeedImageTerms& o) const {
       if (std::memcmp(&x[i], &y[i], sizeof x[i]) != 0) return false;
     return true;
   };
-  return same(band, o.band) && same(sums, o.sums) && same(factors.q, o.factors.q) && same(factors.r, o.factors.r);
+  return same(band, o.band) && same(sums, o.sums) && same(factors.q, o.factors.q) && same(factors.r, o.factors.r) &&
+         same(variance, o.variance);
 }
 
 const FeatureSpec& speed_chroma_feature_spec() {

@@ -1,6 +1,6 @@
 // speed_chroma / speed_temporal CUDA kernels: one thread per value of each
 // pass, the value computed by speed_math.h (the operations the host tests
-// check against the CPU reference). Six launches per frame, every image of
+// check against the CPU reference). Seven launches per frame, every image of
 // the frame in the grid's last dimension:
 //   vertical:   vert = speed_vertical_value for every 16th row and every
 //               column (the resampled samples computed where read);
@@ -16,7 +16,9 @@
 //               in shared memory, the reflector by one thread
 //               (speed_reflector), each product entry by its thread
 //               (speed_product_entry) over the same index ranges; a word
-//               per image tells whether the steps ran dense.
+//               per image tells whether the steps ran dense;
+//   variance:   one thread per 5x5 block: speed_block_variance, q and r
+//               staged in shared memory.
 // Nothing is reduced across threads: each value is one thread's fixed
 // sequence of operations.
 #include "features/speed/speed_kernels.h"
@@ -123,6 +125,20 @@ __global__ void __launch_bounds__(kQrThreads) qr_kernel(SpeedLaunch l, const dou
   }
 }
 
+__global__ void __launch_bounds__(kThreads) variance_kernel(SpeedLaunch l, const float* factors, const float* bands,
+                                                             float* variance) {
+  __shared__ float qr[2 * kSpeedMatrix];
+  const int k = static_cast<int>(blockIdx.y);
+  const float* f = factors + static_cast<std::size_t>(k) * 2 * kSpeedMatrix;
+  for (int e = static_cast<int>(threadIdx.x); e < 2 * kSpeedMatrix; e += kThreads) qr[e] = f[e];
+  __syncthreads();
+  const int nbx = l.trunc_w / kSpeedBlock, nb = nbx * (l.trunc_h / kSpeedBlock);
+  const int b = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x);
+  if (b >= nb) return;
+  variance[k * nb + b] =
+      speed_block_variance(qr, qr + kSpeedMatrix, bands + k * l.band_size(), l.trunc_w, b % nbx, b / nbx);
+}
+
 __global__ void windows_kernel(SpeedSource source, int n, int dst, SpeedWindow* out) {
   const int x = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x);
   if (x < dst) out[x] = speed_window(source, n, dst, x);
@@ -148,7 +164,7 @@ cudaError_t speed_resample_windows(SpeedSource source, int src, int dst, SpeedWi
 }
 
 cudaError_t speed_enqueue(const SpeedLaunch& l, uint32_t* present, double* sums, float* factors, float* bands,
-                          cudaStream_t stream) {
+                          float* variance, cudaStream_t stream) {
   const auto z = static_cast<unsigned>(l.images);
   const dim3 vgrid(blocks(l.scaled_w), static_cast<unsigned>(l.op_h), z);
   if (l.bpc == 8) {
@@ -173,6 +189,10 @@ cudaError_t speed_enqueue(const SpeedLaunch& l, uint32_t* present, double* sums,
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   qr_kernel<<<z, kQrThreads, 0, stream>>>(l, sums, factors, present + 1);
+  e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  const int nb = (l.trunc_w / kSpeedBlock) * (l.trunc_h / kSpeedBlock);
+  variance_kernel<<<dim3(blocks(nb), z), kThreads, 0, stream>>>(l, factors, bands, variance);
   return cudaGetLastError();
 }
 

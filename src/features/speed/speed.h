@@ -57,7 +57,9 @@
 //   SpeedChromaTerms / SpeedTemporalTerms hold, per image (SpeedImageTerms),
 //   the band of stage 5 (trunc_w x trunc_h floats, row-major: the exact float
 //   values libvmaf's est_params reads), est_params' 325 covariance sums of it
-//   (SpeedSums) and the QR factors of the covariance matrix K (SpeedFactors).
+//   (SpeedSums), the QR factors of the covariance matrix K (SpeedFactors)
+//   and each block's variance S (solving R X = q Y; all +0 when a pivot is
+//   below 1e-6, where est_params gives up).
 //   Each band value depends on a bounded window of the input (the
 //   anti-alias taps around its sample, the local-mean taps around it) and is
 //   computed with float multiplies and adds in a fixed tap order, no
@@ -67,22 +69,29 @@
 //   sequence of IEEE operations over the band in raster order (and the 25
 //   means it subtracts are float sums in raster order): a device thread can
 //   run that sequence as it stands (speed_math.h). Each entry of the QR
-//   factors is a fixed sequence too, given the step's reflector (speed_qr).
-//   The rest of stages 6-7 (K's eigenvalues, the back substitution, every
-//   libm call) runs in the shared finish on the host, on those values, so no
-//   backend carries its own copy of them.
+//   factors is a fixed sequence too, given the step's reflector (speed_qr),
+//   and so is each block's variance given the factors and its 25 samples
+//   (speed_block_variance). The rest of stages 6-7 (K's eigenvalues, every
+//   libm call, the scores) runs in the shared finish on the host, on those
+//   values, so no backend carries its own copy of them. The finish uses the
+//   variances only when every eigenvalue and pivot passes (else est_params'
+//   X is 0 and each S a zero, whose sign no later step can see).
 //
 // CUDA twins (speed.cu, speed_cuda.cpp, speed_math.h): stages 1-5, the
-// covariance sums and K's QR factors on the device, the finish above on the
-// host. A QR that runs dense (a reflector of norm 0: rank-deficient K) holds
-// NaNs whose bits are the hardware's; for that image the twin takes the
-// CPU's factors of the device's sums. Exact because every band value is
+// covariance sums, K's QR factors and the variances on the device, the
+// finish above on the host. A QR that runs dense (a reflector of norm 0:
+// rank-deficient K) holds NaNs whose bits are the hardware's; for that image
+// the twin takes the CPU's factors of the device's sums and the CPU's
+// variances of those, and the CPU's variances too wherever the device's hold
+// a NaN (an x86 0/0 is negative, the device's canonical NaN positive).
+// Exact because every band value is
 // computed with this file's operations in this order, each written as an IEEE
 // round-to-nearest intrinsic (float and double alike: the same result as the
 // host's SSE arithmetic, which -ffp-contract=off keeps uncontracted), from
 // the extractor's own host-made taps; the sample division by 2^k is the
 // exact multiplication by 2^-k; each sum is one thread's sequence, each QR
-// entry one thread's over the CPU's index ranges. The resamplers' per-axis
+// entry one thread's over the CPU's index ranges, each block's variance one
+// thread's. The resamplers' per-axis
 // windows use only + - * /, floor and ceil (float_resample.h) and are
 // computed on the device once. lanczos4's weights call libm sin: a
 // resampling lanczos4 prescale is refused (the CPU runs it). No reduction is
@@ -177,12 +186,17 @@ struct SpeedFactors {
   }
 };
 
+// Per block, raster order: est_params' S (speed_block_variances).
+using SpeedVariance = std::vector<float>;
+
 // One image's terms: its band, and est_params' intermediates of it. At
-// speed_temporal's frame 0 (no predecessor) the band is empty and the rest 0.
+// speed_temporal's frame 0 (no predecessor) the band and variances are empty
+// and the rest 0.
 struct SpeedImageTerms {
   SpeedBand band;
   SpeedSums sums{};
   SpeedFactors factors;
+  SpeedVariance variance;
   // Bitwise.
   bool operator==(const SpeedImageTerms& o) const;
   template <class Self, class F>
@@ -190,6 +204,7 @@ struct SpeedImageTerms {
     f(s.band);
     f(s.sums);
     f(s.factors);
+    f(s.variance);
   }
 };
 
@@ -257,8 +272,12 @@ SpeedMatrix speed_covariance_matrix(const SpeedGeometry& g, const SpeedSums& sum
 // speed_product_entry's sum (speed_finish.cpp has why the products it skips
 // change nothing).
 void speed_qr(const SpeedMatrix& k, SpeedFactors& f);
-// What the CPU extractors' compute() stores beside a band: its sums and
-// factors.
+// Every block's variance from the band and the factors
+// (speed_block_variance, column-vectorised): all +0 unless
+// speed_solvable(r).
+void speed_block_variances(const SpeedGeometry& g, SpeedImageTerms& image);
+// What the CPU extractors' compute() stores beside a band: its sums,
+// factors and variances.
 void speed_image_terms(const SpeedGeometry& g, SpeedImageTerms& image);
 // get_speed_score of two images' statistics.
 float speed_blocks_score(const SpeedBlockStats& ref, const SpeedBlockStats& dis, float sigma_nn,

@@ -1,13 +1,14 @@
 // speed_chroma / speed_temporal CUDA twins: the CPU's SpeedChromaTerms /
-// SpeedTemporalTerms (per image the stage-5 band, its covariance sums and
-// K's QR factors, speed.h) computed from the ring's planes by speed.cu; the
-// shared finish (eigenvalues, back substitution, scores) runs on the host
-// unchanged. Raw terms per frame: a presence word (0 at speed_temporal's
-// frame 0, which has no bands) and a word per image (1 when its QR ran
-// dense), padded to 32 bytes; then per image its kSpeedPairs sums, then per
-// image its factors (q, r), then the bands, images in SpeedChromaTerms /
-// SpeedTemporalTerms order: 4 x (325 doubles + 2 x 625 floats + 60 x 30
-// floats) (59 kB) per 1080p 4:2:0 frame for speed_chroma.
+// SpeedTemporalTerms (per image the stage-5 band, its covariance sums, K's
+// QR factors and the blocks' variances, speed.h) computed from the ring's
+// planes by speed.cu; the shared finish (eigenvalues, log2 terms, scores)
+// runs on the host unchanged. Raw terms per frame: a presence word (0 at
+// speed_temporal's frame 0, which has no bands) and a word per image (1 when
+// its QR ran dense), padded to 32 bytes; then per image its kSpeedPairs sums,
+// then per image its factors (q, r), then the bands, then the variances,
+// images in SpeedChromaTerms / SpeedTemporalTerms order: 4 x (325 doubles +
+// 2 x 625 floats + 60 x 30 floats + 72 floats) (60 kB) per 1080p 4:2:0 frame
+// for speed_chroma.
 //
 // Why the bands are the CPU's bits: each band value is a fixed expression
 // of a bounded window of samples (speed.h, "Terms and finish"); speed.cu
@@ -24,6 +25,8 @@
 // stream, so one set serves every frame.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -44,7 +47,10 @@ constexpr std::size_t kSumsOffset = 32;
 // NaN): its factors are then NaNs whose sign and payload are the hardware's
 // (an x86 0/0 is negative, the device's canonical NaN positive). For such an
 // image the twin takes the factors the CPU computes from the device's sums
-// (speed_qr): the CPU's bits, whatever the finish then does with them.
+// (speed_qr) and the CPU's variances of those: the CPU's bits, whatever the
+// finish then does with them. Variances: all +0 where a pivot fails (the
+// CPU's; the device's are then arbitrary), and the CPU's wherever the
+// device's hold a NaN, whose bits are the hardware's too.
 
 class SpeedTwin final : public Twin {
  public:
@@ -58,7 +64,7 @@ class SpeedTwin final : public Twin {
         windows_(std::move(windows)) {}
 
   std::size_t terms_bytes() const override {
-    return bands_offset() + std::size_t(launch_.images) * launch_.band_size() * sizeof(float);
+    return variance_offset() + std::size_t(launch_.images) * blocks() * sizeof(float);
   }
   std::string name() const override {
     return fmt::format("{}_{}bpc_cuda", temporal_ ? "speed_temporal" : "speed_chroma", fmt_.bpc > 8 ? 16 : 8);
@@ -87,6 +93,7 @@ class SpeedTwin final : public Twin {
                                          reinterpret_cast<double*>(terms + kSumsOffset),
                                          reinterpret_cast<float*>(terms + factors_offset()),
                                          reinterpret_cast<float*>(terms + bands_offset()),
+                                         reinterpret_cast<float*>(terms + variance_offset()),
                                          static_cast<cudaStream_t>(stream)));
     return ok_status();
   }
@@ -97,6 +104,9 @@ class SpeedTwin final : public Twin {
     std::memcpy(&present, raw, sizeof present);
     SpeedImageTerms* images = temporal_ ? down_cast<SpeedTemporalTerms&>(out).image.data()
                                         : down_cast<SpeedChromaTerms&>(out).image.data();
+    SpeedGeometry g;
+    g.trunc_w = launch_.trunc_w;
+    g.trunc_h = launch_.trunc_h;
     for (int k = 0; k < launch_.images; ++k) {
       SpeedImageTerms& im = images[k];
       if (!present) {
@@ -107,9 +117,6 @@ class SpeedTwin final : public Twin {
       uint32_t dense = 0;
       std::memcpy(&dense, raw + sizeof(uint32_t) * std::size_t(1 + k), sizeof dense);
       if (dense) {
-        SpeedGeometry g;
-        g.trunc_w = launch_.trunc_w;
-        g.trunc_h = launch_.trunc_h;
         speed_qr(speed_covariance_matrix(g, im.sums), im.factors);
       } else {
         const uint8_t* f = raw + factors_offset() + std::size_t(k) * 2 * sizeof(SpeedMatrix);
@@ -119,12 +126,25 @@ class SpeedTwin final : public Twin {
       im.band.resize(launch_.band_size());
       std::memcpy(im.band.data(), raw + bands_offset() + std::size_t(k) * launch_.band_size() * sizeof(float),
                   launch_.band_size() * sizeof(float));
+      im.variance.resize(blocks());
+      std::memcpy(im.variance.data(), raw + variance_offset() + std::size_t(k) * blocks() * sizeof(float),
+                  blocks() * sizeof(float));
+      if (!speed_solvable(im.factors.r.data()))
+        std::fill(im.variance.begin(), im.variance.end(), 0.0f);
+      else if (dense || std::any_of(im.variance.begin(), im.variance.end(), [](float v) { return std::isnan(v); }))
+        speed_block_variances(g, im);
     }
   }
 
  private:
   std::size_t factors_offset() const { return kSumsOffset + std::size_t(launch_.images) * sizeof(SpeedSums); }
   std::size_t bands_offset() const { return factors_offset() + std::size_t(launch_.images) * 2 * sizeof(SpeedMatrix); }
+  std::size_t variance_offset() const {
+    return bands_offset() + std::size_t(launch_.images) * launch_.band_size() * sizeof(float);
+  }
+  std::size_t blocks() const {
+    return std::size_t(launch_.trunc_w / kSpeedBlock) * std::size_t(launch_.trunc_h / kSpeedBlock);
+  }
 
   bool temporal_;
   VideoFormat fmt_;

@@ -16,7 +16,6 @@ namespace twinmaf {
 namespace {
 
 constexpr int kN = kSpeedBlockSamples;  // order of the covariance matrix
-constexpr double kEps = 1e-6;           // eigenvalue / pivot threshold
 constexpr int kMaxQrSteps = 500;
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kE = 2.7182818284590452354;
@@ -84,7 +83,7 @@ void tridiagonalize(float* a, int n, float* d, float* sd) {
 // (float sum, double comparison).
 void chop_small(const float* d, float* sd, int n) {
   for (int i = 0; i < n - 1; ++i)
-    if (std::fabs(sd[i]) < kEps * (std::fabs(d[i]) + std::fabs(d[i + 1]))) sd[i] = 0.0f;
+    if (std::fabs(sd[i]) < kSpeedEps * (std::fabs(d[i]) + std::fabs(d[i + 1]))) sd[i] = 0.0f;
 }
 
 // Wilkinson shift from the trailing 2x2 block.
@@ -118,7 +117,7 @@ void givens(float a, float b, float& c, float& s) {
 // One implicit-shift QR step on the unreduced block d[0..n), sd[0..n-1).
 void qr_step(float* d, float* sd, int n) {
   float mu = trailing_shift(d, sd, n);
-  if (kEps * std::fabs(mu) > std::fabs(d[0]) + std::fabs(sd[0])) mu = 0;
+  if (kSpeedEps * std::fabs(mu) > std::fabs(d[0]) + std::fabs(sd[0])) mu = 0;
   float x = d[0] - mu;
   float z = sd[0];
   float bk = 0;
@@ -215,9 +214,8 @@ void product_block(const Matrix& h, const Matrix& m, int lo, int i0, int j0, Mat
   }
 }
 
-// X (kN x cols) solving K X = Y from K's factors; false when a pivot of R
-// is below kEps.
-bool solve(const SpeedFactors& f, const float* y, int cols, float* x) {
+// X (kN x cols) solving K X = Y from K's factors (speed_solvable).
+void solve(const SpeedFactors& f, const float* y, int cols, float* x) {
   const Matrix& r = f.r;
   // q is Q' of K = Q R: R X = q Y.
   std::vector<float> qy(static_cast<size_t>(kN) * cols);
@@ -228,7 +226,6 @@ bool solve(const SpeedFactors& f, const float* y, int cols, float* x) {
   // the j loops vectorise).
   for (int i = kN - 1; i >= 0; --i) {
     const float pivot = r[i * kN + i];
-    if (std::fabs(pivot) < kEps) return false;
     float* __restrict xi = x + i * cols;
     std::copy(qy.data() + i * cols, qy.data() + (i + 1) * cols, xi);
     for (int m = i + 1; m < kN; ++m) {
@@ -238,7 +235,6 @@ bool solve(const SpeedFactors& f, const float* y, int cols, float* x) {
     }
     for (int j = 0; j < cols; ++j) xi[j] = xi[j] / pivot;
   }
-  return true;
 }
 
 }  // namespace
@@ -316,19 +312,13 @@ void speed_qr(const SpeedMatrix& k, SpeedFactors& f) {
   multiply(q.data(), k.data(), kN, f.r.data());
 }
 
-void speed_image_terms(const SpeedGeometry& g, SpeedImageTerms& image) {
-  speed_band_sums(g, image.band, image.sums);
-  speed_qr(speed_covariance_matrix(g, image.sums), image.factors);
-}
-
-SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedImageTerms& image, float sigma_nn) {
+void speed_block_variances(const SpeedGeometry& g, SpeedImageTerms& image) {
   const SpeedBand& band = image.band;
   const int tw = g.trunc_w;
   const int nbx = g.blocks_x();
   const int nb = g.blocks();
-  const Matrix k = speed_covariance_matrix(g, image.sums);
-
-  const std::array<float, kN> eig = eigenvalues(k);
+  image.variance.assign(static_cast<size_t>(nb), 0.0f);
+  if (!speed_solvable(image.factors.r.data())) return;
 
   // Y: row a holds sample (a / 5, a % 5) of every block, blocks in raster order.
   std::vector<float> y(static_cast<size_t>(kN) * nb);
@@ -339,22 +329,38 @@ SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedImageTerms&
       y[a * nb + bi] = band[(by * kSpeedBlock + a / kSpeedBlock) * tw + bx * kSpeedBlock +
                             a % kSpeedBlock];
     }
-
-  SpeedBlockStats st;
-  bool regular = true;
-  for (float l : eig) regular = regular && !(l < kEps);
-  std::vector<float> x(static_cast<size_t>(kN) * nb, 0.0f);
-  st.singular = !(regular && solve(image.factors, y.data(), nb, x.data()));
-  if (st.singular) std::fill(x.begin(), x.end(), 0.0f);
+  std::vector<float> x(static_cast<size_t>(kN) * nb);
+  solve(image.factors, y.data(), nb, x.data());
 
   // S = sum over a of (X * Y) / 25, summed over a in order.
   const float n_samples = static_cast<float>(kN);
-  st.variance.assign(static_cast<size_t>(nb), 0.0f);
   for (int a = 0; a < kN; ++a)
     for (int bi = 0; bi < nb; ++bi) {
       const float term = (x[a * nb + bi] * y[a * nb + bi]) / n_samples;
-      st.variance[bi] = a == 0 ? term : st.variance[bi] + term;
+      image.variance[bi] = a == 0 ? term : image.variance[bi] + term;
     }
+}
+
+void speed_image_terms(const SpeedGeometry& g, SpeedImageTerms& image) {
+  speed_band_sums(g, image.band, image.sums);
+  speed_qr(speed_covariance_matrix(g, image.sums), image.factors);
+  speed_block_variances(g, image);
+}
+
+SpeedBlockStats speed_block_stats(const SpeedGeometry& g, const SpeedImageTerms& image, float sigma_nn) {
+  const int nb = g.blocks();
+  const std::array<float, kN> eig = eigenvalues(speed_covariance_matrix(g, image.sums));
+
+  SpeedBlockStats st;
+  bool regular = true;
+  for (float l : eig) regular = regular && !(l < kSpeedEps);
+  st.singular = !(regular && speed_solvable(image.factors.r.data()));
+  // Singular: est_params' X is 0, so each S is a signed zero; +0 gives every
+  // later value the same bits (l * S + snn and 1 + S see no sign).
+  if (st.singular)
+    st.variance.assign(static_cast<size_t>(nb), 0.0f);
+  else
+    st.variance = image.variance;
 
   const double c = log2_2pi_e();
   st.entropy.assign(static_cast<size_t>(nb), 0.0f);

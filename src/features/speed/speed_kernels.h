@@ -17,8 +17,10 @@ cudaError_t speed_resample_windows(SpeedSource source, int src, int dst, SpeedWi
 // trunc_w x trunc_h) to bands + k * band_size(), 1 to *present, the band's
 // covariance sums (kSpeedPairs order) to sums + k * kSpeedPairs, then its
 // factors q and r (SpeedFactors order) to factors + 2 k kSpeedMatrix and
-// whether speed_qr's steps ran dense (1 or 0) to present[1 + k].
+// whether speed_qr's steps ran dense (1 or 0) to present[1 + k], then block
+// b's speed_block_variance to variance + k * blocks + b (blocks = (trunc_w /
+// 5) (trunc_h / 5); any value where !speed_solvable(r)).
 cudaError_t speed_enqueue(const SpeedLaunch& launch, uint32_t* present, double* sums, float* factors, float* bands,
-                          cudaStream_t stream);
+                          float* variance, cudaStream_t stream);
 
 }  // namespace twinmaf::cuda

@@ -269,6 +269,46 @@ TWINMAF_HD float speed_product_entry(const float* x, const float* y, int cols, i
   return s;
 }
 
+// est_params' epsilon: the threshold of K's eigenvalues and R's pivots, and
+// the eigenvalue iteration's negligibility factor.
+inline constexpr double kSpeedEps = 1e-6;
+
+// Whether est_params' back substitution runs to the end: every pivot
+// |r_ii| at least kSpeedEps (float magnitude compared in double; a NaN
+// pivot passes, as in libvmaf).
+TWINMAF_HD bool speed_solvable(const float* r) {
+  for (int i = 0; i < kSpeedBlockSamples; ++i)
+    if (static_cast<double>(fabsf(r[i * (kSpeedBlockSamples + 1)])) < kSpeedEps) return false;
+  return true;
+}
+
+// est_params' variance of block (bx, by) of a band (speed_solvable factors):
+// y_a = the block's sample (a / 5, a % 5); qy = q y, each entry a sum over
+// k from +0; R x = qy by back substitution, x_i = (qy_i - x_m r_im for m =
+// i + 1 .. 24 in order) / r_ii from the last row up; then the sum over a of
+// (x_a y_a) / 25, its first term taken as it is (not added to +0).
+// speed_finish.cpp's solve runs the same operations column-vectorised.
+TWINMAF_HD float speed_block_variance(const float* q, const float* r, const float* band, int tw, int bx, int by) {
+  using namespace hd;
+  constexpr int n = kSpeedBlockSamples;
+  float y[n], x[n];
+  for (int a = 0; a < n; ++a)
+    y[a] = band[(by * kSpeedBlock + a / kSpeedBlock) * tw + bx * kSpeedBlock + a % kSpeedBlock];
+  for (int i = 0; i < n; ++i) {
+    float s = 0.0f;
+    for (int k = 0; k < n; ++k) s = rn_add(s, rn_mul(q[i * n + k], y[k]));
+    x[i] = s;
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    float xi = x[i];
+    for (int m = i + 1; m < n; ++m) xi = rn_sub(xi, rn_mul(x[m], r[i * n + m]));
+    x[i] = rn_div(xi, r[i * n + i]);
+  }
+  float v = rn_div(rn_mul(x[0], y[0]), static_cast<float>(n));
+  for (int a = 1; a < n; ++a) v = rn_add(v, rn_div(rn_mul(x[a], y[a]), static_cast<float>(n)));
+  return v;
+}
+
 // float_resample.cpp's mirror: one reflection about 0 and last, in float.
 TWINMAF_HD int speed_mirror(float i, int last) {
   using namespace hd;
