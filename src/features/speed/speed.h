@@ -78,24 +78,23 @@
 //   X is 0 and each S a zero, whose sign no later step can see).
 //
 // CUDA twins (speed.cu, speed_cuda.cpp, speed_math.h): stages 1-5, the
-// covariance sums, K's QR factors and the variances on the device, the
-// finish above on the host. A QR that runs dense (a reflector of norm 0:
+// covariance sums, K's QR factors and the variances on the device, the finish
+// above on the host. A QR that runs dense (a reflector of norm 0:
 // rank-deficient K) holds NaNs whose bits are the hardware's; for that image
 // the twin takes the CPU's factors of the device's sums and the CPU's
-// variances of those, and the CPU's variances too wherever the device's hold
-// a NaN (an x86 0/0 is negative, the device's canonical NaN positive).
-// Exact because every band value is
-// computed with this file's operations in this order, each written as an IEEE
-// round-to-nearest intrinsic (float and double alike: the same result as the
-// host's SSE arithmetic, which -ffp-contract=off keeps uncontracted), from
-// the extractor's own host-made taps; the sample division by 2^k is the
-// exact multiplication by 2^-k; each sum is one thread's sequence, each QR
-// entry one thread's over the CPU's index ranges, each block's variance one
-// thread's. The resamplers' per-axis
-// windows use only + - * /, floor and ceil (float_resample.h) and are
-// computed on the device once. lanczos4's weights call libm sin: a
-// resampling lanczos4 prescale is refused (the CPU runs it). No reduction is
-// split across threads, so no order question arises.
+// variances of those, and the CPU's variances too wherever the device's hold a
+// NaN (an x86 0/0 is negative, the device's canonical NaN positive). Exact
+// because every band value is computed with this file's operations in this
+// order, each written as an IEEE round-to-nearest intrinsic (float and double
+// alike: the same result as the host's SSE arithmetic, which -ffp-contract=off
+// keeps uncontracted), from the extractor's own host-made taps; the sample
+// division by 2^k is the exact multiplication by 2^-k; each sum is one
+// thread's sequence, each QR entry one thread's over the CPU's index ranges,
+// each block's variance one thread's. The resamplers' per-axis windows use
+// only + - * /, floor and ceil (float_resample.h) and are computed on the
+// device once. lanczos4's weights call libm sin: a resampling lanczos4
+// prescale is refused (the CPU runs it). No reduction is split across threads,
+// so no order question arises.
 //
 // Sizes: libvmaf has no block below 80x80 samples after prescale (the 1/16
 // image must be at least 5x5): it divides by zero blocks and crashes. init
