@@ -31,7 +31,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden"))
-from run_golden import cpu_vendor  # noqa: E402
+from run_golden import Processor  # noqa: E402
 
 # The stored names of the printed (aliased) ones (libvmaf feature/alias.c).
 STORED = {f"integer_{x}": f"VMAF_integer_feature_{x}_score"
@@ -66,8 +66,7 @@ class Check:
         self.files = 0
         self.collection_runs = 0
         self.vendor_skipped = 0
-        self.intel = cpu_vendor() == "GenuineIntel"
-        self.rcpss = open(args.rcpss).read().strip() if args.rcpss else ""
+        self.processor = Processor(args.rcpss)
         # Clips cut short in the repository: name -> frames (frames.tsv).
         self.cut = {}
         with open(os.path.join(args.clips, "frames.tsv")) as f:
@@ -194,10 +193,9 @@ class Check:
                 limit = min((n for n in limits if n is not None), default=None)
                 # The Intel recording gives the names wherever no recording of
                 # this processor's RCPSS exists; its values only on Intel.
-                gold_path, compared = base + ".hp17g.json", self.intel
-                if not compared and os.path.exists(f"{base}.rcpss-{self.rcpss}.hp17g.json"):
-                    gold_path, compared = f"{base}.rcpss-{self.rcpss}.hp17g.json", True
-                gold = json.load(open(gold_path))
+                suffix = self.processor.suffix(base)
+                compared = suffix is not None
+                gold = json.load(open(base + (suffix or "") + ".hp17g.json"))
                 names = set()
                 for frame in gold["frames"]:
                     names.update(n for n in frame["metrics"] if n != "vmaf")

@@ -86,6 +86,23 @@ def cpu_vendor():
     return ""
 
 
+class Processor:
+    """Which recordings of processor-dependent values this machine compares."""
+
+    def __init__(self, rcpss_path):
+        self.intel = cpu_vendor() == "GenuineIntel"
+        self.rcpss = open(rcpss_path).read().strip() if rcpss_path else ""
+
+    def suffix(self, base):
+        """The recording of run `base` whose values hold here: "" (the oracle's
+        Intel recording) on Intel, ".rcpss-<fingerprint>" where this processor's
+        recording exists, None where none does."""
+        if self.intel:
+            return ""
+        suffix = f".rcpss-{self.rcpss}"
+        return suffix if self.rcpss and os.path.exists(base + suffix + ".hp17g.json") else None
+
+
 def load_frames_tsv(path):
     frames = {}
     if path:
@@ -111,8 +128,7 @@ class Checker:
         self.errors = []
         self.stats = dict(runs=0, error_runs=0, deviations=0, frames=0, values=0, files=0, truncated=0,
                           vendor_skipped=0, other_rcpss=0)
-        self.intel = cpu_vendor() == "GenuineIntel"
-        self.rcpss = open(args.rcpss).read().strip() if args.rcpss else ""
+        self.processor = Processor(args.rcpss)
         self.missing = set()
 
     def fail(self, run, msg):
@@ -201,12 +217,13 @@ class Checker:
                 self.fail(label, f"rc {p.returncode}: {p.stderr.strip()}")
                 return
             suffix = ""
-            if not self.intel and VENDOR_DEPENDENT.search(label):
-                suffix = f".rcpss-{self.rcpss}"
-                if not self.rcpss or not os.path.exists(base + suffix + ".hp17g.json"):
+            if VENDOR_DEPENDENT.search(label):
+                suffix = self.processor.suffix(base)
+                if suffix is None:
                     self.stats["vendor_skipped"] += 1
                     return
-                self.stats["other_rcpss"] += 1
+                if suffix:
+                    self.stats["other_rcpss"] += 1
             if exact_json and os.path.exists(base + suffix + ".hp17g.json"):
                 self.compare_values(label, out, base + suffix + ".hp17g.json", limit, kind)
             if limit is None:
@@ -322,7 +339,7 @@ def main():
           f"({s['error_runs']} libvmaf-failure runs, {s['deviations']} documented refusals), {s['frames']} frames, {s['values']} values ==, "
           f"{s['files']} files byte-compared, {s['truncated']} on cut clips, "
           f"{len(c.missing)} clips absent{' (allowed)' if c.missing and not unexpected else ''}, "
-          f"{s['other_rcpss']} runs compared with recordings of this processor's RCPSS ({c.rcpss}), "
+          f"{s['other_rcpss']} runs compared with recordings of this processor's RCPSS ({c.processor.rcpss}), "
           f"{s['vendor_skipped']} runs with processor-dependent values not compared (no recording for it)")
     if s["runs"] == 0:
         c.errors.append("no run was replayed")
