@@ -247,20 +247,16 @@ size_t expect_same_images(const SpeedImageTerms* want, const SpeedImageTerms* go
 
 // Images of the arithmetic test whose pivots pass, and their non-zero
 // variances.
-size_t& solvable_images() {
-  static size_t n = 0;
-  return n;
-}
-size_t& nonzero_variances() {
-  static size_t n = 0;
-  return n;
-}
+struct VarianceCounts {
+  size_t solvable_images = 0;
+  size_t nonzero = 0;
+};
 
 // The twin's arithmetic on the host vs the CPU's terms (compute(): the
 // SIMD bands where enabled, which tests/simd holds equal to speed_band_ref /
 // speed_difference_band_ref); counts the compared values (0 when init
 // refuses the request).
-size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t seed) {
+size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t seed, VarianceCounts& counts) {
   SCOPED_TRACE(describe(f, {text}, 2, 1));
   const std::unique_ptr<Request> q = configure(f, text, seed);
   if (!q) return 0;
@@ -304,11 +300,11 @@ size_t expect_host_bands(const VideoFormat& f, const std::string& text, uint64_t
     SpeedImageTerms& im = got[size_t(k)];
     im.variance.assign(size_t(nb), 0.0f);
     if (!speed_solvable(w[k].factors.r.data())) continue;
-    ++solvable_images();
+    ++counts.solvable_images;
     for (int b = 0; b < nb; ++b) {
       im.variance[size_t(b)] = speed_block_variance(w[k].factors.q.data(), w[k].factors.r.data(), im.band.data(),
                                                     l.trunc_w, b % nbx, b / nbx);
-      nonzero_variances() += im.variance[size_t(b)] != 0;
+      counts.nonzero += im.variance[size_t(b)] != 0;
     }
   }
   return expect_same_images(w, got.data(), l.images, l.trunc_w, false, "twin arithmetic");
@@ -364,8 +360,9 @@ constexpr size_t kDeviceValues = kArithmeticValues + 476 * 2 * kSpeedMatrix;
 TEST(SpeedTwinArithmetic, EqualsTheCpuReferenceOnTheHost) {
   size_t values = 0;
   int runs = 0;
+  VarianceCounts counts;
   for (const auto& [f, text] : arithmetic_requests()) {
-    const size_t n = expect_host_bands(f, text, uint64_t(f.w * 7 + f.h + f.bpc + runs));
+    const size_t n = expect_host_bands(f, text, uint64_t(f.w * 7 + f.h + f.bpc + runs), counts);
     values += n;
     runs += n > 0;
   }
@@ -373,8 +370,8 @@ TEST(SpeedTwinArithmetic, EqualsTheCpuReferenceOnTheHost) {
   EXPECT_EQ(values, kArithmeticValues);
   // Noise gives a regular K almost everywhere: 426 of the 476 images reach
   // the variances, and 3,202 of the 3,302 are non-zero.
-  EXPECT_GT(solvable_images(), size_t(400));
-  EXPECT_GT(nonzero_variances(), size_t(3000));
+  EXPECT_GT(counts.solvable_images, size_t(400));
+  EXPECT_GT(counts.nonzero, size_t(3000));
   values_compared() += values;
 }
 
