@@ -1,6 +1,6 @@
 // RAII wrappers over the CUDA runtime: the device context of a session,
-// streams, events, device and pinned host buffers, and the pinned picture
-// allocator. All fallible calls return Status.
+// streams, events, device and pinned host buffers, the layout of a twin's
+// device scratch, and the pinned picture allocator. All fallible calls return Status.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/assert.h"
 #include "base/status.h"
 #include "core/picture.h"
 
@@ -65,6 +66,34 @@ class DeviceBuffer {
  private:
   void* p_ = nullptr;
   std::size_t n_ = 0;
+};
+
+// A twin's device scratch as one allocation, in the style of CUB's
+// AliasTemporaries: add() reserves each buffer's bytes and returns its offset,
+// size() is the total to allocate, at<T>() carves a buffer's pointer from the
+// allocation. Every offset is a multiple of kAlign (the allocation itself is
+// cudaMalloc-aligned), so each buffer starts 256-byte aligned; a buffer's
+// padding up to the next kAlign belongs to it.
+class ScratchLayout {
+ public:
+  static constexpr std::size_t kAlign = 256;
+
+  std::size_t add(std::size_t bytes) {
+    const std::size_t at = size_;
+    size_ += align_up(bytes, kAlign);
+    return at;
+  }
+  std::size_t size() const { return size_; }
+
+  // The buffer at `offset` (from add()) of `scratch`, which holds size() bytes.
+  template <class T>
+  static T* at(const DeviceBuffer& scratch, std::size_t offset) {
+    TWINMAF_DASSERT(offset % kAlign == 0 && offset <= scratch.size());
+    return reinterpret_cast<T*>(scratch.get() + offset);
+  }
+
+ private:
+  std::size_t size_ = 0;
 };
 
 class PinnedBuffer {

@@ -51,29 +51,23 @@ class AdmTwin final : public Twin {
   cuda::AdmScratch scratch_;
 };
 
-constexpr std::size_t kAlign = 256;
-
 }  // namespace
 
 Result<std::unique_ptr<Twin>> make_adm_twin(const Extractor& configured, const VideoFormat& fmt, gpu::Context&) {
   const AdmKernelParams& kp = adm_kernel_params(configured);
   // Layout: band a [scale 0-2][ref, dis], then the row sums of scales 0-3.
-  std::size_t band_off[3][2], rows_off[4], bytes = 0;
+  gpu::ScratchLayout layout;
+  std::size_t band_off[3][2], rows_off[4];
   for (int s = 0; s < 3; ++s)
-    for (int k = 0; k < 2; ++k) {
-      band_off[s][k] = bytes;
-      bytes += gpu::align_up(std::size_t(kp.scale[s].w) * std::size_t(kp.scale[s].h) * sizeof(int32_t), kAlign);
-    }
-  const std::size_t rows_begin = bytes;
-  for (int s = 0; s < 4; ++s) {
-    rows_off[s] = bytes;
-    bytes += gpu::align_up(std::size_t(kp.scale[s].h) * kRows * sizeof(unsigned long long), kAlign);
-  }
+    for (int k = 0; k < 2; ++k)
+      band_off[s][k] = layout.add(std::size_t(kp.scale[s].w) * std::size_t(kp.scale[s].h) * sizeof(int32_t));
+  for (int s = 0; s < 4; ++s) rows_off[s] = layout.add(std::size_t(kp.scale[s].h) * kRows * sizeof(unsigned long long));
+  const std::size_t rows_begin = rows_off[0], bytes = layout.size();
   TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer buf, gpu::DeviceBuffer::create(bytes));
   cuda::AdmScratch scratch;
   for (int s = 0; s < 3; ++s)
-    for (int k = 0; k < 2; ++k) scratch.band_a[s][k] = reinterpret_cast<int32_t*>(buf.get() + band_off[s][k]);
-  for (int s = 0; s < 4; ++s) scratch.rows[s] = reinterpret_cast<unsigned long long*>(buf.get() + rows_off[s]);
+    for (int k = 0; k < 2; ++k) scratch.band_a[s][k] = gpu::ScratchLayout::at<int32_t>(buf, band_off[s][k]);
+  for (int s = 0; s < 4; ++s) scratch.rows[s] = gpu::ScratchLayout::at<unsigned long long>(buf, rows_off[s]);
   // The row sums start at zero; the session's non-blocking streams do not
   // order after the legacy stream, so wait for the memset here (once).
   TWINMAF_CUDA_TRY(cudaMemsetAsync(buf.get() + rows_begin, 0, bytes - rows_begin, nullptr));

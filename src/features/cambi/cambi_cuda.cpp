@@ -21,25 +21,10 @@ namespace twinmaf {
 
 namespace {
 
-constexpr std::size_t kAlign = 256;
 constexpr long kMaxSamples = long{1} << 25;  // keeps the int64 unit totals exact (cambi.h)
 
 struct DeviceTerms {
   cuda::CambiDeviceScale pic[2][kCambiScales];
-};
-
-// Bytes of each buffer, laid out one after the other at kAlign.
-class Layout {
- public:
-  std::size_t add(std::size_t bytes) {
-    const std::size_t at = size_;
-    size_ = gpu::align_up(size_ + bytes, kAlign);
-    return at;
-  }
-  std::size_t size() const { return size_; }
-
- private:
-  std::size_t size_ = 0;
 };
 
 struct PictureOffsets {
@@ -86,7 +71,8 @@ class CambiTwin final : public Twin {
   cuda::CambiFrameArgs base_;
 };
 
-Status plan_offsets(const CambiPicturePlan& plan, Layout& layout, cuda::CambiPictureArgs& a, PictureOffsets& o) {
+Status plan_offsets(const CambiPicturePlan& plan, gpu::ScratchLayout& layout, cuda::CambiPictureArgs& a,
+                    PictureOffsets& o) {
   if (static_cast<long>(plan.w) * plan.h > kMaxSamples)
     TWINMAF_FAIL(kUnsupported, "cambi twin: a {}x{} picture has more than 2^25 samples (runs on the CPU)", plan.w,
                  plan.h);
@@ -138,7 +124,7 @@ Result<std::unique_ptr<Twin>> make_cambi_twin(const Extractor& configured, const
 
   const CambiPicturePlan* plans[2] = {&st.dis, &st.src};
   const auto& recip = cambi_reciprocal_table();
-  Layout layout;
+  gpu::ScratchLayout layout;
   const std::size_t recip_at = layout.add(sizeof(recip));
   PictureOffsets off[2];
   for (int q = 0; q < base.pictures; ++q) {
@@ -149,7 +135,7 @@ Result<std::unique_ptr<Twin>> make_cambi_twin(const Extractor& configured, const
   TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer buf, gpu::DeviceBuffer::create(layout.size()));
   uint8_t* d = buf.get();
   TWINMAF_CUDA_TRY(cudaMemcpy(d + recip_at, recip.data(), sizeof(recip), cudaMemcpyHostToDevice));
-  base.recip = reinterpret_cast<const float*>(d + recip_at);
+  base.recip = gpu::ScratchLayout::at<const float>(buf, recip_at);
   for (int q = 0; q < base.pictures; ++q) {
     const CambiPicturePlan& plan = *plans[q];
     cuda::CambiPictureArgs& a = base.pic[q];
@@ -159,16 +145,16 @@ Result<std::unique_ptr<Twin>> make_cambi_twin(const Extractor& configured, const
           cudaMemcpy(d + o.src_x, plan.src_x.data(), plan.src_x.size() * sizeof(int), cudaMemcpyHostToDevice));
       TWINMAF_CUDA_TRY(
           cudaMemcpy(d + o.src_y, plan.src_y.data(), plan.src_y.size() * sizeof(int), cudaMemcpyHostToDevice));
-      a.src_x = reinterpret_cast<const int*>(d + o.src_x);
-      a.src_y = reinterpret_cast<const int*>(d + o.src_y);
+      a.src_x = gpu::ScratchLayout::at<const int>(buf, o.src_x);
+      a.src_y = gpu::ScratchLayout::at<const int>(buf, o.src_y);
     }
-    a.img0 = reinterpret_cast<uint16_t*>(d + o.img0);
-    a.zero = d + o.zero;
-    a.mask0 = d + o.mask0;
+    a.img0 = gpu::ScratchLayout::at<uint16_t>(buf, o.img0);
+    a.zero = gpu::ScratchLayout::at<uint8_t>(buf, o.zero);
+    a.mask0 = gpu::ScratchLayout::at<uint8_t>(buf, o.mask0);
     for (int s = 0; s < kCambiScales; ++s) {
-      a.img[s] = reinterpret_cast<uint16_t*>(d + o.img[s]);
-      a.band[s] = reinterpret_cast<int16_t*>(d + o.band[s]);
-      a.cval[s] = reinterpret_cast<float*>(d + o.cval[s]);
+      a.img[s] = gpu::ScratchLayout::at<uint16_t>(buf, o.img[s]);
+      a.band[s] = gpu::ScratchLayout::at<int16_t>(buf, o.band[s]);
+      a.cval[s] = gpu::ScratchLayout::at<float>(buf, o.cval[s]);
     }
   }
   return std::unique_ptr<Twin>(std::make_unique<CambiTwin>(fmt, std::move(buf), base));

@@ -17,8 +17,6 @@ namespace twinmaf {
 
 namespace {
 
-constexpr std::size_t kAlign = 256;
-
 struct DeviceTerms {
   unsigned long long sums[kVifScales][4];
 };
@@ -74,21 +72,19 @@ Result<std::unique_ptr<Twin>> make_vif_twin(const Extractor& configured, const V
   // Layout: the table, then per scale 1..3 the ref and dis images (rows of a
   // 64-byte multiple, so the kernels' word loads stay aligned).
   const VifLog2Table& table = vif_log2_table();
-  std::size_t bytes = gpu::align_up(sizeof(table), kAlign);
+  gpu::ScratchLayout layout;
+  const std::size_t table_at = layout.add(sizeof(table));
   std::size_t offset[kVifScales][2] = {};
   for (int s = 1; s < kVifScales; ++s) {
     base.scratch_pitch[s] = gpu::align_up(static_cast<std::size_t>(fmt.w >> s) * sizeof(uint16_t), 64);
-    const std::size_t image = gpu::align_up(base.scratch_pitch[s] * static_cast<std::size_t>(fmt.h >> s), kAlign);
-    for (int k = 0; k < 2; ++k) {
-      offset[s][k] = bytes;
-      bytes += image;
-    }
+    const std::size_t image = base.scratch_pitch[s] * static_cast<std::size_t>(fmt.h >> s);
+    for (int k = 0; k < 2; ++k) offset[s][k] = layout.add(image);
   }
-  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer buf, gpu::DeviceBuffer::create(bytes));
-  TWINMAF_CUDA_TRY(cudaMemcpy(buf.get(), table.data(), sizeof(table), cudaMemcpyHostToDevice));
-  base.log2_table = reinterpret_cast<const uint16_t*>(buf.get());
+  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer buf, gpu::DeviceBuffer::create(layout.size()));
+  TWINMAF_CUDA_TRY(cudaMemcpy(buf.get() + table_at, table.data(), sizeof(table), cudaMemcpyHostToDevice));
+  base.log2_table = gpu::ScratchLayout::at<const uint16_t>(buf, table_at);
   for (int s = 1; s < kVifScales; ++s)
-    for (int k = 0; k < 2; ++k) base.scratch[s][k] = reinterpret_cast<uint16_t*>(buf.get() + offset[s][k]);
+    for (int k = 0; k < 2; ++k) base.scratch[s][k] = gpu::ScratchLayout::at<uint16_t>(buf, offset[s][k]);
   return std::unique_ptr<Twin>(std::make_unique<VifTwin>(fmt, std::move(buf), base));
 }
 
