@@ -53,8 +53,9 @@ pair() {
       -lavfi "[0:v]$n,format=yuv420p,hwupload_cuda[d];[1:v]$n,format=yuv420p,hwupload_cuda[r];[d][r]libvmaf_cuda=log_fmt=json:log_path=$tmp/cuda.json" \
       "${cut[@]}" -f null - || return 1
   fi
-  ffmpeg -nostdin -v error -i "$ref" -f rawvideo -pix_fmt yuv420p -y "$tmp/ref.yuv"
-  ffmpeg -nostdin -v error -i "$dis" -f rawvideo -pix_fmt yuv420p -y "$tmp/dis.yuv"
+  # (pair runs in an || list, where set -e stops nothing: each step returns on failure.)
+  ffmpeg -nostdin -v error -i "$ref" -f rawvideo -pix_fmt yuv420p -y "$tmp/ref.yuv" || return 1
+  ffmpeg -nostdin -v error -i "$dis" -f rawvideo -pix_fmt yuv420p -y "$tmp/dis.yuv" || return 1
   twinmaf -r "$tmp/ref.yuv" -d "$tmp/dis.yuv" -w "$w" -h "$h" -p 420 -b 8 "${cli_cut[@]}" --backend cuda --json -o "$tmp/cli.json" \
     2>"$tmp/cli.log" >/dev/null || { cat "$tmp/cli.log" >&2; return 1; }
   python3 - "$tmp" "$decoder" "${w}x$h" <<'EOF'

@@ -12,6 +12,8 @@ tuple each), uint8 at bit depth 8 and uint16 above. twinmaf.dask runs on a
 dask.distributed cluster with the same results (docs/python.md).
 """
 
+import dataclasses
+import inspect
 import os
 
 from . import _twinmaf
@@ -292,24 +294,76 @@ def _limits(frame_count, frame_skip_ref, frame_skip_dist):
     )
 
 
-def score(
-    reference,
-    distorted,
-    *,
-    width=None,
-    height=None,
-    pixel_format=None,
-    bitdepth=None,
-    models=("vmaf_v0.6.1",),
-    features=(),
-    backend="auto",
-    threads=0,
-    frame_count=None,
-    subsample=1,
-    progress=None,
-    frame_skip_ref=0,
-    frame_skip_dist=0,
-):
+@dataclasses.dataclass(frozen=True)
+class _Options:
+    """score()'s keywords after (reference, distorted), with their defaults:
+    declared here once for twinmaf.score and twinmaf.dask.score, whose
+    signatures list them (_takes_options)."""
+
+    width: object = None
+    height: object = None
+    pixel_format: object = None
+    bitdepth: object = None
+    models: object = ("vmaf_v0.6.1",)
+    features: object = ()
+    backend: object = "auto"
+    threads: object = 0
+    frame_count: object = None
+    subsample: object = 1
+    progress: object = None
+    frame_skip_ref: object = 0
+    frame_skip_dist: object = 0
+
+    @classmethod
+    def of(cls, func_name, options):
+        """The options passed to `func_name` as keywords; an unknown one
+        raises TypeError as a call of a function without it would."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        for k in options:
+            if k not in names:
+                raise TypeError(f"{func_name}() got an unexpected keyword argument '{k}'")
+        return cls(**options)
+
+    def scorer_config(self):
+        """_scorer()'s keywords."""
+        return dict(
+            models=self.models,
+            features=self.features,
+            backend=self.backend,
+            threads=self.threads,
+            subsample=self.subsample,
+            progress=self.progress,
+        )
+
+    def limits(self):
+        return _limits(self.frame_count, self.frame_skip_ref, self.frame_skip_dist)
+
+    def raw(self, path):
+        return _raw(path, self.width, self.height, self.pixel_format, self.bitdepth)
+
+
+def _takes_options(func):
+    """For func(..., **options) taking _Options' fields: its signature (as
+    help() and inspect show it) lists them as keyword-only parameters with
+    their defaults, after func's own required keywords and before its other
+    keywords."""
+    sig = inspect.signature(func)
+    own = [p for p in sig.parameters.values() if p.kind != p.VAR_KEYWORD]
+    at = len(own)
+    for i, p in enumerate(own):
+        if p.kind == p.KEYWORD_ONLY and p.default is not p.empty:
+            at = i
+            break
+    options = [
+        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
+        for f in dataclasses.fields(_Options)
+    ]
+    func.__signature__ = sig.replace(parameters=own[:at] + options + own[at:])
+    return func
+
+
+@_takes_options
+def score(reference, distorted, **options):
     """Scores `distorted` against `reference`; returns a Result.
 
     reference, distorted: both paths (raw YUV needs width, height,
@@ -325,20 +379,21 @@ def score(
     Errors raise ValueError (arguments, inputs) or OSError (files) with the
     command line's message.
     """
-    limits = _limits(frame_count, frame_skip_ref, frame_skip_dist)
-    s = _scorer(models, features, backend, threads, subsample, progress)
+    o = _Options.of("score", options)
+    limits = o.limits()
+    s = _scorer(**o.scorer_config())
     if _is_path(reference) and _is_path(distorted):
         rp, dp = os.fsdecode(reference), os.fsdecode(distorted)
-        raw = _raw(rp, width, height, pixel_format, bitdepth)
+        raw = o.raw(rp)
         if raw is None:
-            _raw(dp, width, height, pixel_format, bitdepth)
+            o.raw(dp)
         s.score(rp, raw, [dp], raw, *limits)
     elif _is_path(reference) or _is_path(distorted):
         raise ValueError("reference and distorted: give two paths or two sets of frames")
     else:
-        if width is not None or height is not None:
+        if o.width is not None or o.height is not None:
             raise ValueError("width and height are for raw files; frames carry their size")
-        if frame_skip_ref or frame_skip_dist:
+        if o.frame_skip_ref or o.frame_skip_dist:
             raise ValueError("frame_skip_ref/frame_skip_dist are for files; slice the frames instead")
-        _push_frames(s, reference, distorted, frame_count, pixel_format, bitdepth)
+        _push_frames(s, reference, distorted, o.frame_count, o.pixel_format, o.bitdepth)
     return Result(s)

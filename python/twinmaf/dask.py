@@ -40,37 +40,15 @@ def _pair(ref, dis, kwargs):
     return twinmaf.score(ref, dis, **kwargs)
 
 
-def _paths(reference, distorted, width, height, pixel_format, bitdepth):
+def _paths(reference, distorted, options):
     if not (twinmaf._is_path(reference) and twinmaf._is_path(distorted)):
         raise ValueError("twinmaf.dask.score takes paths the workers can read; score frames with twinmaf.score")
     ref, dis = os.fsdecode(reference), os.fsdecode(distorted)
-    ref_raw = twinmaf._raw(ref, width, height, pixel_format, bitdepth)
-    dis_raw = twinmaf._raw(dis, width, height, pixel_format, bitdepth)
-    return ref, ref_raw, dis, dis_raw
+    return ref, options.raw(ref), dis, options.raw(dis)
 
 
-def score(
-    client,
-    reference,
-    distorted,
-    *,
-    segment_frames,
-    width=None,
-    height=None,
-    pixel_format=None,
-    bitdepth=None,
-    models=("vmaf_v0.6.1",),
-    features=(),
-    backend="auto",
-    threads=0,
-    frame_count=None,
-    subsample=1,
-    progress=None,
-    frame_skip_ref=0,
-    frame_skip_dist=0,
-    resources=None,
-    max_pending=None,
-):
+@twinmaf._takes_options
+def score(client, reference, distorted, *, segment_frames, resources=None, max_pending=None, **options):
     """twinmaf.score on `client`'s cluster, segments of `segment_frames` frames
     as tasks; returns the same Result, bit for bit.
 
@@ -81,12 +59,13 @@ def score(
     at least 2). The clip's length need not be known: segments are submitted
     until one comes back short.
     """
+    o = twinmaf._Options.of("score", options)
     segment_frames = twinmaf._unsigned("segment_frames", segment_frames, 1)
-    limits = twinmaf._limits(frame_count, frame_skip_ref, frame_skip_dist)
-    config = dict(models=models, features=features, backend=backend, threads=threads, subsample=subsample, progress=None)
+    limits = o.limits()
+    config = dict(o.scorer_config(), progress=None)
     # Bad arguments fail here, before any task.
-    client_scorer = twinmaf._scorer(**dict(config, progress=progress))
-    ref, ref_raw, dis, dis_raw = _paths(reference, distorted, width, height, pixel_format, bitdepth)
+    client_scorer = twinmaf._scorer(**o.scorer_config())
+    ref, ref_raw, dis, dis_raw = _paths(reference, distorted, o)
     if max_pending is None:
         max_pending = max(2, 2 * sum(client.nthreads().values()))
     t0 = time.monotonic()
@@ -145,12 +124,10 @@ def score_many(client, pairs, *, resources=None, **kwargs):
         raise ValueError("score_many scores each pair in one task; use twinmaf.dask.score to split a clip")
     # Bad keywords fail here, before any task, with twinmaf.score's defaults.
     try:
-        bound = inspect.signature(twinmaf.score).bind(None, None, **kwargs)
+        inspect.signature(twinmaf.score).bind(None, None, **kwargs)
     except TypeError as e:
         raise ValueError(f"score_many: {e}") from None
-    bound.apply_defaults()
-    a = bound.arguments
-    twinmaf._scorer(a["models"], a["features"], a["backend"], a["threads"], a["subsample"], a["progress"])
+    twinmaf._scorer(**twinmaf._Options.of("score", kwargs).scorer_config())
     futures = {}
     for i, (ref, dis) in enumerate(pairs):
         futures[client.submit(_pair, ref, dis, kwargs, resources=resources, pure=False)] = i
