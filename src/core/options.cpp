@@ -105,6 +105,7 @@ Result<Options> Options::parse(std::string_view owner, const std::vector<OptionS
     }
   }
   Options out;
+  out.owner_ = std::string(owner);
   out.table_ = &table;
   out.values_.reserve(table.size());
   for (const auto& spec : table) {
@@ -117,22 +118,6 @@ Result<Options> Options::parse(std::string_view owner, const std::vector<OptionS
     out.values_.push_back(std::move(v));
   }
   return out;
-}
-
-const OptionValue& Options::lookup(std::string_view name) const {
-  for (size_t i = 0; i < table_->size(); ++i)
-    if ((*table_)[i].name == name) return values_[i];
-  // A feature asking for an option it does not declare is a programming error.
-  std::fprintf(stderr, "twinmaf: internal error: undeclared option '%.*s'\n",
-               static_cast<int>(name.size()), name.data());
-  std::abort();
-}
-
-bool Options::get_bool(std::string_view name) const { return std::get<bool>(lookup(name)); }
-int Options::get_int(std::string_view name) const { return std::get<int>(lookup(name)); }
-double Options::get_double(std::string_view name) const { return std::get<double>(lookup(name)); }
-const std::string& Options::get_string(std::string_view name) const {
-  return std::get<std::string>(lookup(name));
 }
 
 std::string Options::feature_name(std::string_view provided) const {

@@ -63,7 +63,8 @@ std::string normalize_option_text(std::string_view text);
 // "%g" of a double, as C prints it.
 std::string format_g(double v);
 
-// Parsed option values of one feature instance, in table order.
+// Parsed option values of one feature instance, in table order. Features read
+// them as their parameter struct through their typed table (option_table.h).
 class Options {
  public:
   Options() = default;
@@ -71,10 +72,8 @@ class Options {
   static Result<Options> parse(std::string_view owner, const std::vector<OptionSpec>& table,
                                const OptionDict& dict);
 
-  bool get_bool(std::string_view name) const;
-  int get_int(std::string_view name) const;
-  double get_double(std::string_view name) const;
-  const std::string& get_string(std::string_view name) const;
+  // The feature these options configure (error messages).
+  const std::string& owner() const { return owner_; }
 
   // The feature name for a provided name under these values (rules above).
   std::string feature_name(std::string_view provided) const;
@@ -86,7 +85,7 @@ class Options {
   const OptionValue& value(size_t i) const { return values_[i]; }
 
  private:
-  const OptionValue& lookup(std::string_view name) const;
+  std::string owner_;
   const std::vector<OptionSpec>* table_ = nullptr;
   std::vector<OptionValue> values_;
 };

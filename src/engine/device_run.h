@@ -62,10 +62,10 @@ class DeviceRun {
   virtual ~DeviceRun() = default;
   // admit: uploads w.set and enqueues the twins active at its index; sets
   // w.device and w.slot. Called in index order.
-  virtual Status submit(FrameWork& w) = 0;
+  virtual Status submit(LoopFrame& w) = 0;
   // complete: waits for w's device work and unpacks the twins' terms into
   // w.terms (sized by the caller). Called in index order.
-  virtual Status collect(FrameWork& w) = 0;
+  virtual Status collect(LoopFrame& w) = 0;
   // After the last frame: waits for the copy stream.
   virtual Status finish() = 0;
   // --profile lines of the device side (ms per frame over `frames`).

@@ -1,18 +1,22 @@
-// The pieces of the session's one frame loop (engine/session.cpp), shared by
-// its CPU half and its device half (engine/device_run.h):
+// The session's one frame loop (engine/session.cpp), its pieces shared by the
+// CPU half and the device half (engine/device_run.h). A frame passes five
+// stages (LoopStages):
 //
 //   admit     (serial, in order)  next frame set from the feed; history;
 //                                 device: upload + enqueue the active twins
-//   compute   (parallel)          CPU-assigned features, frames in parallel
-//   ordered   (serial, in order)  CPU-assigned temporal features
-//   complete  (serial, in order)  device: wait + unpack; finish every feature
-//                                 of every lane in registration order
+//   compute   (parallel, then     CPU-assigned features, frames in parallel;
+//              serial in order)   then the CPU-assigned temporal features
+//   collect   (serial, in order)  device: wait for the frame, unpack its terms
+//   settle    (parallel)          the finishes' per-frame part (Extractor::settle)
+//   complete  (serial, in order)  finish every feature of every lane in
+//                                 registration order
 //
-// With threads > 0 these are the stages of a oneTBB pipeline on the session's
-// arena (so a GPU run's CPU features scale with --threads); with threads 0
-// they run on the caller's thread, a window of frames apart. Output never
-// depends on the schedule: finish() sees frames in index order and every
-// terms list is complete before it.
+// Two drivers carry frames through them, as the loop plan says
+// (engine/loop_plan.h): drive_pipeline, a oneTBB pipeline on an arena of the
+// session's threads (so a GPU run's CPU features scale with --threads), and
+// drive_inline, on the caller's thread a window of frames apart (settling on
+// a worker arena or inline). Output never depends on the schedule: finish()
+// sees frames in index order and every terms list is complete before it.
 #pragma once
 
 #include <array>
@@ -24,6 +28,7 @@
 
 #include "base/status.h"
 #include "core/picture.h"
+#include "engine/loop_plan.h"
 #include "features/feature.h"
 
 namespace twinmaf {
@@ -51,8 +56,8 @@ class FrameFeed {
 // lanes > 0 are lane 0's.
 using FrameTermsList = std::vector<std::shared_ptr<FrameTerms>>;
 
-// A frame travelling through the loop.
-struct FrameWork {
+// A frame travelling through the loop's stages.
+struct LoopFrame {
   FrameSet set;
   // Frames index-1-k (k < the session's history depths); null before frame 0.
   std::array<PicturePtr, kMaxHistory> prev_ref{};
@@ -65,7 +70,7 @@ struct FrameWork {
   std::vector<FrameTermsList> terms;  // per lane
   // Per lane: Extractor::settle() of the terms, where the loop settled them.
   std::vector<FrameTermsList> settled;
-  // Set by the worker that settled the frame (the caller's loop).
+  // Set by the worker that settled the frame (the inline driver).
   std::atomic<bool> settle_done{false};
   Status status;
 
@@ -85,9 +90,9 @@ class FrameHistory {
   int dis_depth() const { return dis_depth_; }
   int depth() const { return ref_depth_ > dis_depth_ ? ref_depth_ : dis_depth_; }
   // Gives w its predecessors (before the device sees it).
-  void fill(FrameWork& w) const;
+  void fill(LoopFrame& w) const;
   // Makes w the most recent frame (after the device took it).
-  void push(const FrameWork& w);
+  void push(const LoopFrame& w);
 
  private:
   struct Entry {
@@ -99,5 +104,28 @@ class FrameHistory {
   int dis_depth_;
   std::deque<Entry> last_;  // most recent first
 };
+
+enum class Pass { kParallel, kOrdered };
+
+// The stages of one run (engine/session.cpp implements them over a session).
+// Each records its failure in the frame's status or in the run's; failed()
+// tells the drivers to stop admitting.
+class LoopStages {
+ public:
+  virtual ~LoopStages() = default;
+  // The next frame, uploaded and enqueued on the device; null at the end of
+  // the feed or after a failure.
+  virtual std::unique_ptr<LoopFrame> admit() = 0;
+  virtual void compute(LoopFrame& w, Pass pass) = 0;
+  virtual void collect(LoopFrame& w) = 0;
+  // Thread-safe: frames in any order.
+  virtual void settle(LoopFrame& w) = 0;
+  virtual void complete(LoopFrame& w) = 0;
+  virtual bool failed() const = 0;
+};
+
+// Run every frame of the feed through `stages` as `plan` says.
+void drive_pipeline(LoopStages& stages, const LoopPlan& plan);
+void drive_inline(LoopStages& stages, const LoopPlan& plan);
 
 }  // namespace twinmaf

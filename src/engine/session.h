@@ -23,7 +23,9 @@
 #include "base/status.h"
 #include "core/collector.h"
 #include "core/options.h"
+#include "engine/device_run.h"
 #include "engine/frame_loop.h"
+#include "engine/loop_plan.h"
 #include "features/feature.h"
 #include "io/source.h"
 #include "twinmaf/types.h"
@@ -47,7 +49,8 @@ struct SessionConfig {
   void* cuda_context = nullptr;  // ScorerConfig::cuda_context
   bool profile = false;  // per-stage timings (RunReport::profile)
   // Input reader threads for random-access inputs (raw YUV) on the GPU path;
-  // 0: min(12, hardware threads - 2).
+  // 0: the loop plan's choice (engine/loop_plan.cpp: the cores the loop
+  // leaves, at most 12, or 10 for pictures under 6 MB when finishes settle).
   unsigned readers = 0;
   // Called after frame `index` is finished in every lane (frames in order, on
   // the loop's finishing thread).
@@ -62,20 +65,6 @@ struct RunReport {
   std::vector<std::string> profile;  // lines of the --profile table
   std::string device;                // GPU used, if any
   double loop_seconds = 0;           // first frame read to last frame finished
-};
-
-// What a prepared session needs of its inputs.
-struct InputPlan {
-  int ref_planes = 1;  // planes read of every reference picture
-  int dis_planes = 1;  // ... of every distorted picture
-  bool pinned = false;  // pictures a GPU uploads: allocate them with allocator()
-  // Planes below this are range-checked on the device (above 8 bits); the
-  // inputs check the rest.
-  int host_range_check_from = 0;
-  unsigned reader_threads = 1;  // parallel raw readers worth running
-  // Pictures may arrive in device memory (Scorer::push_device): every
-  // feature runs on a twin and no host check reads the samples.
-  bool device_input = false;
 };
 
 class Session {
@@ -93,9 +82,11 @@ class Session {
   // Starts the GPU's start-up in the background (gpu::begin_context) when a
   // registered feature may run there. After registration.
   void begin_device() const;
-  // Inits every extractor for `fmt` and assigns each feature's backend
-  // (creating its twin). Once, after registration.
+  // Inits every extractor for `fmt`, assigns each feature's backend
+  // (creating its twin) and plans the frame loop. Once, after registration.
   Result<InputPlan> prepare(const VideoFormat& fmt);
+  // The loop plan, after prepare().
+  const LoopPlan& plan() const { return plan_; }
   // Where input pictures should live (pinned when a GPU uploads them).
   PictureAllocator& allocator() const;
   // The frame loop over `feed`, then every feature's flush. Once, after
@@ -151,7 +142,7 @@ class Session {
     std::vector<Registered> features;
     Collector collector;
   };
-  enum class Pass { kParallel, kOrdered };
+  class Stages;  // the loop's stages over this session (session.cpp)
   Status add(const FeatureSpec& spec, const OptionDict& opts);
   Backend backend_of(const FeatureSpec& spec) const;
   Status assign_backends(const VideoFormat& fmt, std::vector<std::string>* notes);
@@ -169,13 +160,17 @@ class Session {
   // Frames such a run reads before keep_from.
   unsigned warm_up(unsigned keep_from) const;
   // CPU terms of w's frame for the CPU-assigned features of one pass.
-  Status compute_cpu(FrameWork& w, Pass pass) const;
-  // `settled`, when given, holds settle()'s values where a feature settled:
-  // finish() reads those; on_terms always sees the terms.
+  Status compute_cpu(LoopFrame& w, Pass pass) const;
+  // Fills `settled` (per lane, sized like `terms`) with settle() of the terms
+  // of every feature that settles (any thread).
+  void settle_frame(const std::vector<FrameTermsList>& terms, std::vector<FrameTermsList>& settled) const;
+  // finish() of every feature of every lane: settle()'s values where the
+  // feature settles, else the terms; on_terms sees the terms.
   Status finish_frame(unsigned index, const std::vector<FrameTermsList>& terms,
-                      const std::vector<FrameTermsList>* settled = nullptr);
-  // Fills w.settled for the features that settle (worker threads).
-  void settle_frame(FrameWork& w) const;
+                      const std::vector<FrameTermsList>& settled);
+  Status flush_lanes();
+  // The device half of run(), from the plan.
+  DeviceRunSetup device_setup(std::function<Status(const FrameSet&)> host_range_check) const;
   // run() on files; a segment of them when sink_ is set (run_segment).
   Status run_files(VideoSource& ref, const std::vector<VideoSource*>& dis, const RunLimits& limits, unsigned first,
                    unsigned count, RunReport* report, const std::vector<unsigned>& skip_dis);
@@ -185,9 +180,7 @@ class Session {
   std::vector<Lane> lanes_;
   VideoFormat fmt_;
   bool prepared_ = false;
-  bool device_range_check_ = false;
-  bool any_cpu_ = false;  // some feature runs on the CPU
-  bool any_settles_ = false;  // some finish settles (Extractor::settles)
+  LoopPlan plan_;  // prepare()'s
   std::vector<std::string> notes_;  // backend decisions worth a warning
   // A segment run (run_segment): frames are numbered from run_first_, those
   // below keep_from_ only warm up, terms go to sink_.

@@ -2,8 +2,8 @@
 // configured extractors) and the device half of the frame loop
 // (engine/device_run.h).
 #include <algorithm>
-#include <chrono>
 
+#include "base/stopwatch.h"
 #include "base/trace.h"
 #include "engine/device_run.h"
 #include "engine/session.h"
@@ -16,10 +16,6 @@
 namespace twinmaf {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 cudaStream_t as_stream(const gpu::Stream& s) { return static_cast<cudaStream_t>(s.get()); }
 cudaEvent_t as_event(const gpu::Event& e) { return static_cast<cudaEvent_t>(e.get()); }
@@ -100,8 +96,8 @@ class CudaRun final : public DeviceRun {
  public:
   explicit CudaRun(DeviceRunSetup s) : s_(std::move(s)) {}
   Status init();
-  Status submit(FrameWork& w) override;
-  Status collect(FrameWork& w) override;
+  Status submit(LoopFrame& w) override;
+  Status collect(LoopFrame& w) override;
   Status finish() override;
   void profile(unsigned frames, std::vector<std::string>& lines) const override;
 
@@ -198,7 +194,7 @@ Status CudaRun::init() {
   return ok_status();
 }
 
-Status CudaRun::submit(FrameWork& w) {
+Status CudaRun::submit(LoopFrame& w) {
   TWINMAF_RETURN_IF_ERROR(s_.ctx->bind());
   const unsigned index = w.set.index;
   w.device = false;
@@ -248,7 +244,7 @@ Status CudaRun::submit(FrameWork& w) {
   return pipe_->enqueue(w.slot, frames_, active_, s.uploaded.get());
 }
 
-Status CudaRun::collect(FrameWork& w) {
+Status CudaRun::collect(LoopFrame& w) {
   TWINMAF_RETURN_IF_ERROR(s_.ctx->bind());
   auto t = Clock::now();
   TWINMAF_RETURN_IF_ERROR(pipe_->wait(w.slot));

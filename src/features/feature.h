@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 
 #include "base/assert.h"
@@ -100,8 +101,7 @@ struct FrameTermsOf : FrameTerms {
     return std::make_unique<T>(static_cast<const T&>(*this));
   }
   bool same_as(const FrameTerms& other) const final {
-    const T* o = dynamic_cast<const T*>(&other);
-    return o && static_cast<const T&>(*this) == *o;
+    return typeid(other) == typeid(T) && static_cast<const T&>(*this) == static_cast<const T&>(other);
   }
   void save(ByteWriter& out) const final { T::fields(static_cast<const T&>(*this), [&](const auto& f) { out.put(f); }); }
   Status load(ByteReader& in) final {
@@ -128,15 +128,16 @@ class Extractor {
   // concurrent calls on different frames unless needs().temporal (then calls
   // come one at a time, in index order).
   virtual Status compute(const FrameInput& in, FrameTerms& terms) const = 0;
-  // Shared host finish: scores of frame `index` from its terms. Runs on one
-  // thread, frames in increasing index order.
+  // Shared host finish: scores of frame `index` from its terms, or from
+  // settle()'s values of them where the feature settles. Runs on one thread,
+  // frames in increasing index order.
   virtual Status finish(unsigned index, const FrameTerms& terms, Collector& out) = 0;
-  // A finish too costly for the frame loop's one ordered thread may split off
+  // A finish too costly for the frame loop's one ordered thread splits off
   // the part that reads one frame's terms alone: settles() is true, settle()
   // returns those values as a FrameTerms of their own (thread-safe, any
-  // thread, frames in any order), and finish() accepts that in place of the
-  // terms, appending the same values either way. The engine settles on its
-  // worker threads; without workers finish() gets the terms.
+  // thread, frames in any order), and finish() always receives them, never
+  // the terms. The engine settles wherever its loop plan says
+  // (engine/loop_plan.h); settle_and_finish() below does both in one place.
   virtual bool settles() const { return false; }
   virtual std::unique_ptr<FrameTerms> settle(const FrameTerms& terms) const {
     (void)terms;
@@ -148,6 +149,14 @@ class Extractor {
     return ok_status();
   }
 };
+
+// finish() of one frame's terms, settled first where the feature settles
+// (callers outside the frame loop: tests, tools).
+inline Status settle_and_finish(Extractor& e, unsigned index, const FrameTerms& terms, Collector& out) {
+  if (!e.settles()) return e.finish(index, terms, out);
+  const std::unique_ptr<FrameTerms> settled = e.settle(terms);
+  return e.finish(index, *settled, out);
+}
 
 struct FeatureSpec {
   std::string_view name;  // --feature name ("psnr")

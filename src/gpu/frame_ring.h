@@ -4,9 +4,10 @@
 // copy per plane costs the calling thread an API call and the copy engine a gap each.
 // Chroma is allocated and uploaded only when `planes` is 3.
 //
-// Reuse contract: the upload into a slot is ordered on the device after an
-// event recorded behind the last kernel that read the slot (wait_before_upload),
-// so the host never blocks to recycle a slot.
+// Reuse contract: the caller orders each upload into a slot after every frame
+// that last read it, with a device-side fence on the copy stream (the engine
+// waits there on those frames' `done` events, engine/device_run.h), so the
+// host never blocks to recycle a slot.
 #pragma once
 
 #include <vector>

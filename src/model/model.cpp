@@ -148,6 +148,29 @@ Status parse_options(const JsonNode& n, std::string_view label, size_t index, Op
   return ok_status();
 }
 
+// The chroma correction's features: the one whose name contains "adm3"
+// (guiding) and the one containing "speed_chroma" (guided).
+Status chroma_features(const std::vector<ModelFeature>& features, const std::string& label, int& guiding,
+                       int& guided) {
+  for (size_t i = 0; i < features.size(); ++i) {
+    const std::string& name = features[i].name;
+    for (auto [sub, idx] : {std::pair<const char*, int*>{"adm3", &guiding},
+                            std::pair<const char*, int*>{"speed_chroma", &guided}}) {
+      if (name.find(sub) == std::string::npos) continue;
+      if (*idx >= 0)
+        TWINMAF_FAIL(kInvalidArgument, "{}: chroma correction: more than one feature name contains '{}'", label,
+                     sub);
+      *idx = static_cast<int>(i);
+    }
+  }
+  if (guiding < 0 || guided < 0 || guiding == guided)
+    TWINMAF_FAIL(kInvalidArgument,
+                 "{}: chroma correction needs one feature containing 'adm3' and another "
+                 "containing 'speed_chroma'",
+                 label);
+  return ok_status();
+}
+
 }  // namespace
 
 Result<Model> Model::from_node(const JsonNode& d, const ModelConfig& cfg, std::string label) {
@@ -250,23 +273,7 @@ Result<Model> Model::from_node(const JsonNode& d, const ModelConfig& cfg, std::s
     // libvmaf skips the whole prediction (writes no score) for 0.
     if (value == 0.0)
       TWINMAF_FAIL(kInvalidArgument, "{}: chroma_correction_parameter 0 is not supported", label);
-    for (size_t i = 0; i < n; ++i) {
-      const std::string& name = m.features_[i].name;
-      for (auto [sub, idx] : {std::pair<const char*, int*>{"adm3", &m.chroma_guiding_},
-                              std::pair<const char*, int*>{"speed_chroma", &m.chroma_guided_}}) {
-        if (name.find(sub) == std::string::npos) continue;
-        if (*idx >= 0)
-          TWINMAF_FAIL(kInvalidArgument,
-                       "{}: chroma correction: more than one feature name contains '{}'", label,
-                       sub);
-        *idx = static_cast<int>(i);
-      }
-    }
-    if (m.chroma_guiding_ < 0 || m.chroma_guided_ < 0 || m.chroma_guiding_ == m.chroma_guided_)
-      TWINMAF_FAIL(kInvalidArgument,
-                   "{}: chroma correction needs one feature containing 'adm3' and another "
-                   "containing 'speed_chroma'",
-                   label);
+    TWINMAF_RETURN_IF_ERROR(chroma_features(m.features_, label, m.chroma_guiding_, m.chroma_guided_));
     m.chroma_correction_ = value;
   }
 

@@ -80,13 +80,20 @@ std::string clip_token(std::string_view t) {
   return t.size() > 32 ? std::string(t.substr(0, 32)) + "..." : std::string(t);
 }
 
-}  // namespace
+// The header entries before "SV"; `pos` is where the reader stopped.
+struct SvmHeader {
+  double gamma = 0;
+  double rho = 0;
+  long total_sv = -1;
+  size_t pos = 0;
+};
 
-Result<SvmModel> SvmModel::parse(std::string_view text) {
-  SvmModel m;
+Result<SvmHeader> parse_header(std::string_view text) {
+  SvmHeader h;
   HeaderReader in(text);
   bool have_type = false, have_kernel = false, have_gamma = false, have_rho = false;
-  long nr_class = -1, total_sv = -1;
+  long nr_class = -1;
+  long& total_sv = h.total_sv;
   bool found_sv = false;
 
   auto read_double = [&](std::string_view key) -> Result<double> {
@@ -132,7 +139,7 @@ Result<SvmModel> SvmModel::parse(std::string_view text) {
                      clip_token(*v));
       have_kernel = true;
     } else if (key == "gamma") {
-      TWINMAF_ASSIGN_OR_RETURN(m.gamma_, read_double(key));
+      TWINMAF_ASSIGN_OR_RETURN(h.gamma, read_double(key));
       have_gamma = true;
     } else if (key == "degree" || key == "coef0") {
       TWINMAF_ASSIGN_OR_RETURN(const double ignored, read_double(key));
@@ -148,7 +155,7 @@ Result<SvmModel> SvmModel::parse(std::string_view text) {
         TWINMAF_FAIL(kInvalidArgument, "SVM model: total_sv {} is out of range", total_sv);
     } else if (key == "rho") {
       TWINMAF_RETURN_IF_ERROR(need_nr_class(key));
-      TWINMAF_ASSIGN_OR_RETURN(m.rho_, read_double(key));  // nr_class 2: one value
+      TWINMAF_ASSIGN_OR_RETURN(h.rho, read_double(key));  // nr_class 2: one value
       have_rho = true;
     } else if (key == "probA" || key == "probB") {
       TWINMAF_RETURN_IF_ERROR(need_nr_class(key));
@@ -171,9 +178,21 @@ Result<SvmModel> SvmModel::parse(std::string_view text) {
   if (nr_class < 0) TWINMAF_FAIL(kInvalidArgument, "SVM model: missing nr_class");
   if (total_sv < 0) TWINMAF_FAIL(kInvalidArgument, "SVM model: missing total_sv");
   if (!have_rho) TWINMAF_FAIL(kInvalidArgument, "SVM model: missing rho");
+  h.pos = in.pos();
+  return h;
+}
+
+}  // namespace
+
+Result<SvmModel> SvmModel::parse(std::string_view text) {
+  TWINMAF_ASSIGN_OR_RETURN(const SvmHeader h, parse_header(text));
+  SvmModel m;
+  m.gamma_ = h.gamma;
+  m.rho_ = h.rho;
+  const long total_sv = h.total_sv;
 
   // The SV lines start after the line holding "SV".
-  size_t pos = in.pos();
+  size_t pos = h.pos;
   while (pos < text.size() && text[pos] == ' ') ++pos;
   if (pos < text.size() && text[pos] != '\n')
     TWINMAF_FAIL(kInvalidArgument, "SVM model: text after 'SV' on its line");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/support/same_scores.h"
+#include "tests/support/splitmix.h"
 #include "twinmaf/twinmaf.h"
 
 namespace {
@@ -31,13 +32,6 @@ struct Clip {
   std::vector<std::vector<uint32_t>> ref, dis;  // [frame][plane-major samples]
 };
 
-uint64_t splitmix(uint64_t& s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 Clip make_clip(const VideoFormat& f, int frames, uint64_t seed) {
   Clip c{f, frames, {}, {}};
   const uint32_t max = (1u << f.bpc) - 1;
@@ -47,7 +41,7 @@ Clip make_clip(const VideoFormat& f, int frames, uint64_t seed) {
       for (int y = 0; y < f.stored_h(p); ++y)
         for (int x = 0; x < f.stored_w(p); ++x) {
           const uint32_t v = static_cast<uint32_t>(((x + 3 * t) * 7 + y * 5 + p * 31) << (f.bpc - 8)) & max;
-          const int64_t n = int64_t(v) + int64_t(splitmix(seed) % 9) - 4;
+          const int64_t n = int64_t(v) + int64_t(twinmaf::test::splitmix64(seed) % 9) - 4;
           r.push_back(v);
           d.push_back(static_cast<uint32_t>(n < 0 ? 0 : n > max ? max : n));
         }

@@ -1,9 +1,9 @@
 // adm SIMD row kernels == the reference row kernels (adm_rows.h) on every
 // target: each kernel on seeded rows reaching every range the pipeline can
 // produce (int16 bands at scale 0, any int32 at scales 1-3, the wrap-around
-// extremes), every length and sub-range; then whole frames (adm_terms with
-// the SIMD set vs adm_terms_ref) at 8/10/12/16 bit, odd sizes, offsets and
-// option sets.
+// extremes), every length and sub-range; then whole frames (adm_terms_with
+// the SIMD set vs the reference set) at 8/10/12/16 bit, odd sizes, offsets
+// and option sets (registry: simd_main.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "core/options.h"
@@ -18,11 +19,9 @@
 #include "features/adm/adm_rows.h"
 #include "tests/simd/simd_harness.h"
 
-namespace twinmaf {
-namespace {
+namespace twinmaf::test {
 
-using test::SplitMix64;
-using test::TestPlane;
+namespace {
 
 constexpr int kLengths[] = {1, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 100};
 
@@ -57,14 +56,11 @@ std::vector<int32_t> band_row(SplitMix64& rng, int n, bool int16) {
   return v;
 }
 
-class AdmSimdKernels : public testing::Test {
- protected:
-  void SetUp() override { ASSERT_FALSE(test::simd_targets().empty()) << "no SIMD target to test on this machine"; }
-  const AdmRowKernels& ref_ = adm_row_kernels_ref();
-};
+}  // namespace
 
-TEST_F(AdmSimdKernels, Dwt0Vertical) {
-  test::for_each_target([&](const char* target) {
+void check_adm_dwt0_vert(const char* target, int64_t& cases) {
+  const AdmRowKernels& ref_ = adm_row_kernels_ref();
+  {
     const AdmRowKernels& k = adm_row_kernels_simd();
     SplitMix64 rng(11);
     for (int bpc : {8, 10, 12, 16})
@@ -98,13 +94,15 @@ TEST_F(AdmSimdKernels, Dwt0Vertical) {
             }
             ASSERT_EQ(lo_g, lo_w) << "adm dwt0_vert lo " << target << " bpc " << bpc << " n " << n;
             ASSERT_EQ(hi_g, hi_w) << "adm dwt0_vert hi " << target << " bpc " << bpc << " n " << n;
+            ++cases;
           }
         }
-  });
+  }
 }
 
-TEST_F(AdmSimdKernels, DwtVerticalScales123) {
-  test::for_each_target([&](const char* target) {
+void check_adm_dwt_vert(const char* target, int64_t& cases) {
+  const AdmRowKernels& ref_ = adm_row_kernels_ref();
+  {
     const AdmRowKernels& k = adm_row_kernels_simd();
     SplitMix64 rng(12);
     for (int s = 1; s < 4; ++s)
@@ -117,12 +115,14 @@ TEST_F(AdmSimdKernels, DwtVerticalScales123) {
         k.dwt_vert(r, n, s, lo_g.data(), hi_g.data());
         ASSERT_EQ(lo_g, lo_w) << "adm dwt_vert lo " << target << " scale " << s << " n " << n;
         ASSERT_EQ(hi_g, hi_w) << "adm dwt_vert hi " << target << " scale " << s << " n " << n;
+        ++cases;
       }
-  });
+  }
 }
 
-TEST_F(AdmSimdKernels, DwtHorizontal) {
-  test::for_each_target([&](const char* target) {
+void check_adm_dwt_horz(const char* target, int64_t& cases) {
+  const AdmRowKernels& ref_ = adm_row_kernels_ref();
+  {
     const AdmRowKernels& k = adm_row_kernels_simd();
     SplitMix64 rng(13);
     for (int s = 0; s < 4; ++s)
@@ -143,9 +143,12 @@ TEST_F(AdmSimdKernels, DwtHorizontal) {
           for (int q = 0; q < 4; ++q)
             ASSERT_EQ(got[q], want[q]) << "adm dwt_horz " << target << " scale " << s << " w " << w << " output "
                                        << "ahvd"[q];
+          ++cases;
         }
-  });
+  }
 }
+
+namespace {
 
 // Distorted bands: independent, or the reference scaled (angle below one
 // degree: the gain clamp), with small noise, or zero.
@@ -169,9 +172,12 @@ void point_inputs(SplitMix64& rng, int n, bool int16, std::vector<int32_t> (&o)[
   }
 }
 
-TEST_F(AdmSimdKernels, Pointwise) {
+}  // namespace
+
+void check_adm_point(const char* target, int64_t& cases) {
+  const AdmRowKernels& ref_ = adm_row_kernels_ref();
   int enhanced = 0;
-  test::for_each_target([&](const char* target) {
+  {
     const AdmRowKernels& k = adm_row_kernels_simd();
     SplitMix64 rng(14);
     for (int s = 0; s < 4; ++s)
@@ -223,14 +229,16 @@ TEST_F(AdmSimdKernels, Pointwise) {
           bind(unclamped, other);
           ref_.point(unclamped, j0, j1);
           enhanced += other != want;
+          ++cases;
         }
-  });
+  }
   EXPECT_GT(enhanced, 20);
 }
 
-TEST_F(AdmSimdKernels, DenominatorAndMasking) {
+void check_adm_den_mask(const char* target, int64_t& cases) {
+  const AdmRowKernels& ref_ = adm_row_kernels_ref();
   int nonzero = 0;
-  test::for_each_target([&](const char* target) {
+  {
     const AdmRowKernels& k = adm_row_kernels_simd();
     SplitMix64 rng(15);
     for (int s = 0; s < 4; ++s)
@@ -256,15 +264,16 @@ TEST_F(AdmSimdKernels, DenominatorAndMasking) {
                 << "adm mask " << target << " scale " << s << " theta " << theta << " n " << n << " [" << j0 << ", "
                 << j1 << ") shift " << shift;
             nonzero += mw != 0;
+            ++cases;
           }
+          ++cases;
         }
-  });
+  }
   EXPECT_GT(nonzero, 100);
 }
 
-// Whole frames: the SIMD set through the shared driver == adm_terms_ref.
-TEST(AdmSimd, TermsEqualReference) {
-  ASSERT_FALSE(test::simd_targets().empty());
+// Whole frames: the SIMD set through the shared driver == the reference set.
+void check_adm_terms(const char* target, int64_t& cases) {
   const std::vector<std::vector<std::pair<const char*, const char*>>> option_sets = {
       {},
       {{"adm_skip_scale0", "true"}},
@@ -287,16 +296,16 @@ TEST(AdmSimd, TermsEqualReference) {
       const AdmKernelParams& kp = adm_kernel_params(**ex);
       const int off = configs % 5;
       TestPlane r(w, h, bpc, off, configs % 3), d(w, h, bpc, off, configs % 3);
-      test::fill_pair(r, d, static_cast<uint64_t>(1000 + configs));
+      fill_pair(r, d, static_cast<uint64_t>(1000 + configs));
       AdmTerms want;
-      adm_terms_ref(r.view, d.view, kp, want);
+      adm_terms_with(adm_row_kernels_ref(), r.view, d.view, kp, want);
       bool nontrivial = false;
       for (const AdmScaleTerms& st : want.scale)
         for (int b = 0; b < 3; ++b) nontrivial = nontrivial || (st.num[b] != 0 && st.den[b] != 0);
       EXPECT_TRUE(nontrivial) << w << "x" << h << " bpc " << bpc;
-      test::for_each_target([&](const char* target) {
+      {
         AdmTerms got;
-        adm_terms(r.view, d.view, kp, got);
+        adm_terms_with(adm_row_kernels_simd(), r.view, d.view, kp, got);
         for (int s = 0; s < 4; ++s)
           for (int b = 0; b < 3; ++b) {
             SCOPED_TRACE(testing::Message() << "adm_terms " << target << " " << w << "x" << h << " bpc " << bpc
@@ -306,10 +315,23 @@ TEST(AdmSimd, TermsEqualReference) {
             ASSERT_EQ(got.scale[s].num[b], want.scale[s].num[b]);
             ASSERT_EQ(got.scale[s].aim[b], want.scale[s].aim[b]);
           }
-      });
+        ++cases;
+      }
       ++configs;
     }
 }
 
-}  // namespace
-}  // namespace twinmaf
+std::function<void(bool)> bench_adm_terms(int w, int h) {
+  auto p = std::make_shared<BenchPair>(w, h);
+  auto o = Options::parse("adm", adm_feature_spec().options, OptionDict());
+  auto ex = adm_feature_spec().create(*o);
+  if (!ex.ok() || !(*ex)->init({w, h, PixFmt::k420, 8}).ok()) return nullptr;
+  auto kp = std::make_shared<AdmKernelParams>(adm_kernel_params(**ex));
+  return [p, kp](bool simd) {
+    AdmTerms t;
+    adm_terms_with(simd ? adm_row_kernels_simd() : adm_row_kernels_ref(), p->a.view, p->b.view, *kp, t);
+    keep(t);
+  };
+}
+
+}  // namespace twinmaf::test

@@ -1,12 +1,14 @@
 // ciede's CIEDE2000 row kernel: SIMD == reference (ciede_de00 per pair), bit
 // for bit, on every target: the kernel on colour pairs from every branch of
-// the hue steps and on converted sample triples, then whole frames.
+// the hue steps and on converted sample triples, then whole frames
+// (registry: simd_main.cpp).
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,10 +17,11 @@
 #include "tests/simd/simd_harness.h"
 #include "tests/support/noise_pair.h"
 
-namespace twinmaf {
+namespace twinmaf::test {
+
 namespace {
 
-float uniform(test::SplitMix64& rng, float lo, float hi) {
+float uniform(SplitMix64& rng, float lo, float hi) {
   return lo + (hi - lo) * static_cast<float>(rng.next() >> 40) * (1.0f / 16777216.0f);
 }
 
@@ -27,7 +30,7 @@ float uniform(test::SplitMix64& rng, float lo, float hi) {
 // either way (delta h' and H-bar' wrap), equal and nearly equal colours,
 // and colours converted from sample triples at every depth.
 std::vector<CiedeLab> pair_colours(uint64_t seed) {
-  test::SplitMix64 rng(seed);
+  SplitMix64 rng(seed);
   std::vector<CiedeLab> c;
   const auto add = [&c](CiedeLab a, CiedeLab b) {
     c.push_back(a);
@@ -58,8 +61,10 @@ std::vector<CiedeLab> pair_colours(uint64_t seed) {
   return c;
 }
 
-TEST(CiedeSimd, De00RowEqualsReference) {
-  ASSERT_FALSE(test::simd_targets().empty()) << "no SIMD target to test on this machine";
+}  // namespace
+
+void check_ciede_de00_row(const char* target, int64_t& cases) {
+  const CiedeDe00Row ref = ciede_dsp_ref().de00_row, simd = ciede_dsp_simd().de00_row;
   const std::vector<CiedeLab> c = pair_colours(5);
   const size_t pairs = c.size() / 2;
   std::vector<float> col[6];
@@ -71,7 +76,7 @@ TEST(CiedeSimd, De00RowEqualsReference) {
       col[3 * s + 2][k] = c[2 * k + s].b;
     }
   int nonzero = 0;
-  test::for_each_target([&](const char* target) {
+  {
     // Every length around the vector sizes at a few offsets, then all pairs.
     std::vector<std::pair<size_t, size_t>> runs;
     for (size_t off : {0, 1, 3})
@@ -82,8 +87,8 @@ TEST(CiedeSimd, De00RowEqualsReference) {
                             {col[1].data() + off, col[4].data() + off},
                             {col[2].data() + off, col[5].data() + off}};
       std::vector<float> want(n + 1, -1.0f), got(n + 1, -1.0f);
-      ciede_de00_row_ref(p, n, want.data());
-      ciede_de00_row_simd(p, n, got.data());
+      ref(p, n, want.data());
+      simd(p, n, got.data());
       for (size_t k = 0; k < n; ++k) {
         nonzero += want[k] != 0;
         ASSERT_EQ(std::bit_cast<uint32_t>(got[k]), std::bit_cast<uint32_t>(want[k]))
@@ -92,31 +97,65 @@ TEST(CiedeSimd, De00RowEqualsReference) {
             << ", " << p.b[1][k] << ")";
       }
       ASSERT_EQ(got[n], -1.0f) << "ciede_de00_row_" << target << " wrote past n " << n;
+      ++cases;
     }
-  });
+  }
   EXPECT_GT(nonzero, 1000);
 }
 
-TEST(CiedeSimd, FramesEqualReference) {
-  ASSERT_FALSE(test::simd_targets().empty()) << "no SIMD target to test on this machine";
-  test::for_each_target([&](const char* target) {
-    std::printf("ciede: target %s\n", target);
+void check_ciede_sum(const char* target, int64_t& cases) {
+  const CiedeDe00Row ref = ciede_dsp_ref().de00_row, simd = ciede_dsp_simd().de00_row;
+  {
     uint64_t seed = 300;
     for (int bpc : {8, 10, 12, 16})
       for (PixFmt fmt : {PixFmt::k420, PixFmt::k422, PixFmt::k444})
         for (auto [w, h] : {std::pair{1, 1}, std::pair{7, 3}, std::pair{33, 17}, std::pair{61, 40}})
-          for (test::Noise noise : {test::Noise::kSmallDelta, test::Noise::kFull, test::Noise::kIdenticalLuma}) {
+          for (Noise noise : {Noise::kSmallDelta, Noise::kFull, Noise::kIdenticalLuma}) {
             const VideoFormat f{w, h, fmt, bpc};
-            const test::Pair pic = test::make_pair(f, noise, ++seed);
+            const Pair pic = make_pair(f, noise, ++seed);
             CiedeLabCache labs_ref(bpc, static_cast<size_t>(w) * h), labs_simd(bpc, static_cast<size_t>(w) * h);
-            const double want = ciede_sum(*pic.ref, *pic.dis, labs_ref, nullptr, ciede_de00_row_ref);
-            const double got = ciede_sum(*pic.ref, *pic.dis, labs_simd, nullptr, ciede_de00_row_simd);
+            const double want = ciede_sum(*pic.ref, *pic.dis, labs_ref, nullptr, ref);
+            const double got = ciede_sum(*pic.ref, *pic.dis, labs_simd, nullptr, simd);
             ASSERT_EQ(std::bit_cast<uint64_t>(got), std::bit_cast<uint64_t>(want))
                 << "ciede_sum_" << target << ": " << w << "x" << h << " " << pix_fmt_name(fmt) << " bpc " << bpc
                 << " seed " << seed;
+            ++cases;
           }
-  });
+  }
 }
 
-}  // namespace
-}  // namespace twinmaf
+// The row kernel over w x h pairs of colours converted from 8-bit samples,
+// a row at a time.
+std::function<void(bool)> bench_ciede_de00_row(int w, int h) {
+  struct Cols {
+    std::vector<float> col[6];
+    std::vector<float> out;
+  };
+  auto c = std::make_shared<Cols>();
+  const size_t n = static_cast<size_t>(w) * static_cast<size_t>(h);
+  SplitMix64 rng(9);
+  const CiedeLevels k = ciede_levels(8);
+  for (auto& v : c->col) v.resize(n);
+  c->out.resize(static_cast<size_t>(w));
+  const auto sample = [&rng] { return static_cast<double>(rng.next() >> 56); };
+  for (size_t i = 0; i < n; ++i)
+    for (int s = 0; s < 2; ++s) {
+      const CiedeLab x = ciede_lab(sample(), sample(), sample(), k);
+      c->col[3 * s][i] = x.l;
+      c->col[3 * s + 1][i] = x.a;
+      c->col[3 * s + 2][i] = x.b;
+    }
+  return [c, w, h](bool simd) {
+    const CiedeDe00Row row = (simd ? ciede_dsp_simd() : ciede_dsp_ref()).de00_row;
+    for (int y = 0; y < h; ++y) {
+      const size_t o = static_cast<size_t>(y) * static_cast<size_t>(w);
+      const CiedeLabPairs p{{c->col[0].data() + o, c->col[3].data() + o},
+                            {c->col[1].data() + o, c->col[4].data() + o},
+                            {c->col[2].data() + o, c->col[5].data() + o}};
+      row(p, static_cast<size_t>(w), c->out.data());
+    }
+    keep(c->out[0]);
+  };
+}
+
+}  // namespace twinmaf::test

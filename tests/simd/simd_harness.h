@@ -3,6 +3,12 @@
 // generated, and must equal the scalar reference (==) on the same seeded
 // inputs. Inputs are planes with an odd stride and a start offset, so every
 // vector alignment is met.
+//
+// One registry (simd_main.cpp) lists every kernel: its check, run once per
+// target by one loop (a gtest case per entry), and optionally its bench
+// (`twinmaf_simd --bench [filter]`, never run by ctest). Adding a kernel:
+// its check (and bench) in its feature's <feat>_simd_test.cpp and one row
+// of the registry.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +31,26 @@ inline std::vector<int64_t> simd_targets() {
     if (t != HWY_SCALAR && t != HWY_EMU128) out.push_back(t);
   return out;
 }
+
+// One kernel's check on the target forced now: every case runs the table's
+// reference entry and its SIMD entry on the same inputs and compares them
+// (gtest assertions, printing the kernel, target and parameters on a
+// mismatch); `cases` counts the comparisons (the loop asserts > 0).
+using CheckFn = void (*)(const char* target, int64_t& cases);
+
+// One kernel's bench: inputs for a w x h (8-bit) plane prepared once; the
+// function returned runs the reference entry (simd false) or the SIMD entry
+// (on the target forced then) once.
+using BenchFn = std::function<void(bool simd)> (*)(int w, int h);
+
+struct SimdEntry {
+  const char* name;  // the kernel, as printed
+  CheckFn check;
+  BenchFn bench;  // nullptr: not benchmarked
+};
+
+// Every entry, in order (simd_main.cpp).
+const std::vector<SimdEntry>& simd_registry();
 
 // Runs fn once per target with that target forced for dispatch, then
 // restores normal dispatch.
@@ -106,5 +132,17 @@ inline void fill_pair(TestPlane& ref, TestPlane& dis, uint64_t seed) {
       dis.set(x, y, clampv(d));
     }
 }
+
+// Keeps a bench's result alive (the compiler cannot drop its computation).
+template <class T>
+inline void keep(const T& v) {
+  asm volatile("" : : "r"(&v) : "memory");
+}
+
+// A seeded pair of w x h planes for the benches (bpc 8 unless given).
+struct BenchPair {
+  TestPlane a, b;
+  BenchPair(int w, int h, int bpc = 8) : a(w, h, bpc, 1, 3), b(w, h, bpc, 1, 3) { fill_pair(a, b, 1); }
+};
 
 }  // namespace twinmaf::test

@@ -5,7 +5,7 @@
 // 5 .. 35 taps), sides rounded within 1e-3 of 1 both ways (no resampling,
 // scaled below or above the input), resampling prescales of every method
 // down and up, lanczos4 (the reference runs) and a prescale keeping the
-// size.
+// size (registry: simd_main.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -18,16 +18,15 @@
 #include "tests/simd/simd_harness.h"
 #include "tests/support/extractor_run.h"
 
-namespace twinmaf {
-namespace {
+namespace twinmaf::test {
 
-using test::TestPlane;
+namespace {
 
 // The initialised extractor of a feature text, or its refusal.
 Result<std::unique_ptr<Extractor>> configure(const std::string& text, const VideoFormat& f) {
   TWINMAF_ASSIGN_OR_RETURN(FeatureText req, parse_feature_text(text));
   const bool temporal = req.name == "speed_temporal";
-  return test::make_extractor(temporal ? speed_temporal_feature_spec() : speed_chroma_feature_spec(), req.options, f);
+  return make_extractor(temporal ? speed_temporal_feature_spec() : speed_chroma_feature_spec(), req.options, f);
 }
 
 // The first differing value of two bands, or "" when they are equal.
@@ -44,8 +43,11 @@ struct Case {
   std::string options;  // after "feature="; may be empty
 };
 
-TEST(SpeedSimd, BandsEqualReference) {
-  ASSERT_FALSE(test::simd_targets().empty()) << "no SIMD target to test on this machine";
+}  // namespace
+
+void check_speed_band(const char* target, int64_t& n) {
+  const SpeedDsp& ref = speed_dsp_ref();
+  const SpeedDsp& simd = speed_dsp_simd();
   std::vector<Case> cases;
   for (int w : {80, 81, 95, 97, 113, 130, 161})
     for (int h : {80, 83, 97}) cases.push_back({w, h, ""});
@@ -72,8 +74,7 @@ TEST(SpeedSimd, BandsEqualReference) {
   cases.push_back({1031, 83, ""});
   cases.push_back({1031, 120, "speed_prescale=0.7:speed_prescale_method=bilinear"});
   int compared = 0, refused = 0, values = 0, nonzero = 0;
-  test::for_each_target([&](const char* target) {
-    std::printf("speed bands: target %s\n", target);
+  {
     uint64_t seed = 1;
     for (const Case& c : cases)
       for (int bpc : {8, 10, 12, 16})
@@ -89,14 +90,14 @@ TEST(SpeedSimd, BandsEqualReference) {
           ++seed;
           const int off = static_cast<int>(seed % 7), pad = static_cast<int>(seed % 5);
           TestPlane a(c.w, c.h, bpc, off, pad), b(c.w, c.h, bpc, off, pad);
-          test::fill_pair(a, b, seed);
+          fill_pair(a, b, seed);
           SpeedBand want, got;
           if (feature[6] == 't') {
-            speed_difference_band_ref(kp, a.view, b.view, want);
-            speed_difference_band_simd(kp, a.view, b.view, got);
+            ref.difference_band(kp, a.view, b.view, want);
+            simd.difference_band(kp, a.view, b.view, got);
           } else {
-            speed_band_ref(kp, a.view, want);
-            speed_band_simd(kp, a.view, got);
+            ref.band(kp, a.view, want);
+            simd.band(kp, a.view, got);
           }
           const std::string diff = difference(want, got, kp.g.trunc_w);
           ASSERT_EQ(diff, "") << "speed_band_" << target << ": " << text << " bpc " << bpc << " " << c.w << "x"
@@ -105,14 +106,26 @@ TEST(SpeedSimd, BandsEqualReference) {
           values += static_cast<int>(want.size());
           for (float v : want) nonzero += v != 0;
         }
-  });
+  }
   EXPECT_GT(nonzero, values * 3 / 4);  // the flat left third of fill_pair gives zeros
   // speed_temporal refuses ps 1.5 (more rows than its frame buffers): 6
   // cases at 4 depths.
-  const int targets = static_cast<int>(test::simd_targets().size());
-  EXPECT_EQ(refused, targets * 6 * 4);
-  EXPECT_EQ(compared + refused, targets * static_cast<int>(cases.size()) * 8);
+  EXPECT_EQ(refused, 6 * 4);
+  EXPECT_EQ(compared + refused, static_cast<int>(cases.size()) * 8);
+  n += compared;
 }
 
-}  // namespace
-}  // namespace twinmaf
+// speed_temporal's difference band of a 4:4:4 8-bit pair, default options.
+std::function<void(bool)> bench_speed_band(int w, int h) {
+  const auto ex = configure("speed_temporal", {w, h, PixFmt::k444, 8});
+  if (!ex.ok()) return nullptr;
+  auto kp = std::make_shared<SpeedKernelParams>(speed_kernel_params(**ex));
+  auto p = std::make_shared<BenchPair>(w, h);
+  return [kp, p](bool simd) {
+    SpeedBand band;
+    (simd ? speed_dsp_simd() : speed_dsp_ref()).difference_band(*kp, p->a.view, p->b.view, band);
+    keep(band);
+  };
+}
+
+}  // namespace twinmaf::test

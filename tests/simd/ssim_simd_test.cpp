@@ -1,31 +1,33 @@
 // float_ssim / float_ms_ssim row kernels: SIMD == scalar reference, bit for
 // bit, on every target: the kernels alone (every length around the vector
-// sizes, every tap count the drivers use, special values) and whole frames.
+// sizes, every tap count the drivers use, special values) and whole frames
+// (registry: simd_main.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "features/ssim/ssim.h"
 #include "tests/simd/simd_harness.h"
 
-namespace twinmaf {
-namespace {
+namespace twinmaf::test {
 
-using test::TestPlane;
+namespace {
 
 bool same_bits(const void* a, const void* b, size_t bytes) { return std::memcmp(a, b, bytes) == 0; }
 
-float uniform(test::SplitMix64& rng, float lo, float hi) {
+float uniform(SplitMix64& rng, float lo, float hi) {
   return lo + (hi - lo) * static_cast<float>(rng.next() >> 40) * (1.0f / 16777216.0f);
 }
 
-TEST(SsimSimd, WeightedSumRowEqualsReference) {
-  ASSERT_FALSE(test::simd_targets().empty()) << "no SIMD target to test on this machine";
+}  // namespace
+
+void check_ssim_weighted_sum_row(const char* target, int64_t& cases) {
   // The weight tables the drivers pass: the Gaussian, the 9x9 low-pass (negative
   // taps), boxes of 2, 3, 10.
   std::vector<std::vector<float>> tables = {std::vector<float>(kSsimGauss, kSsimGauss + kSsimWindow),
@@ -34,11 +36,11 @@ TEST(SsimSimd, WeightedSumRowEqualsReference) {
     tables.emplace_back(static_cast<size_t>(f * f));
     ssim_box_kernel(f, tables.back().data());
   }
-  test::SplitMix64 rng(7);
+  SplitMix64 rng(7);
   std::vector<float> data(4096);
   for (size_t i = 0; i < data.size(); ++i)
     data[i] = i % 7 == 0 ? static_cast<float>(rng.next() % 256) : uniform(rng, -20.0f, 65025.0f);
-  test::for_each_target([&](const char* target) {
+  {
     for (const std::vector<float>& w : tables)
       for (int n = 1; n <= 70; ++n) {
         const int taps = static_cast<int>(w.size());
@@ -49,14 +51,14 @@ TEST(SsimSimd, WeightedSumRowEqualsReference) {
         ssim_row_kernels_simd().weighted_sum_row(src.data(), w.data(), taps, n, got.data());
         ASSERT_TRUE(same_bits(want.data(), got.data(), want.size() * sizeof(float)))
             << "weighted_sum_row_" << target << ": taps " << taps << " n " << n;
+        ++cases;
       }
-  });
+  }
 }
 
-TEST(SsimSimd, PixelTermsRowEqualsReference) {
-  ASSERT_FALSE(test::simd_targets().empty()) << "no SIMD target to test on this machine";
+void check_ssim_pixel_terms_row(const char* target, int64_t& cases) {
   constexpr int kMax = 67;
-  test::SplitMix64 rng(11);
+  SplitMix64 rng(11);
   // Per pixel: means, then the filtered squares and product around their
   // moments, including flat windows (sd 0, covariance slightly negative),
   // variances rounding below 0, -0 and NaN maps.
@@ -93,7 +95,7 @@ TEST(SsimSimd, PixelTermsRowEqualsReference) {
         xy[i] = mu1[i] * mu2[i] + uniform(rng, -1500.0f, 1500.0f);
     }
   }
-  test::for_each_target([&](const char* target) {
+  {
     for (int off = 0; off < 4; ++off)
       for (int n = 1; n + off <= kMax; ++n) {
         std::vector<double> want(3 * static_cast<size_t>(n)), got(want.size());
@@ -104,15 +106,14 @@ TEST(SsimSimd, PixelTermsRowEqualsReference) {
                                                 got.data() + nz, got.data() + 2 * nz);
         ASSERT_TRUE(same_bits(want.data(), got.data(), want.size() * sizeof(double)))
             << "pixel_terms_row_" << target << ": offset " << off << " n " << n;
+        ++cases;
       }
-  });
+  }
 }
 
-TEST(SsimSimd, FramesEqualReference) {
-  ASSERT_FALSE(test::simd_targets().empty()) << "no SIMD target to test on this machine";
+void check_ssim_frames(const char* target, int64_t& total) {
   int cases = 0;
-  test::for_each_target([&](const char* target) {
-    std::printf("ssim: target %s\n", target);
+  {
     uint64_t seed = 100;
     for (int bpc : {8, 10, 12, 16}) {
       // float_ssim: scales 1..4 and 10, sizes from the smallest valid area up,
@@ -124,7 +125,7 @@ TEST(SsimSimd, FramesEqualReference) {
             continue;
           const int off = static_cast<int>(seed % 5), pad = static_cast<int>(seed % 3);
           TestPlane ref(w, h, bpc, off, pad), dis(w, h, bpc, off, pad);
-          test::fill_pair(ref, dis, ++seed);
+          fill_pair(ref, dis, ++seed);
           SsimSums want, got;
           float_ssim_terms(ref.view, dis.view, bpc, scale, ssim_row_kernels_ref(), want);
           float_ssim_terms(ref.view, dis.view, bpc, scale, ssim_row_kernels_simd(), got);
@@ -136,7 +137,7 @@ TEST(SsimSimd, FramesEqualReference) {
       for (auto [w, h] : {std::pair{176, 176}, std::pair{181, 178}, std::pair{199, 203}}) {
         const int off = static_cast<int>(seed % 5), pad = static_cast<int>(seed % 3);
         TestPlane ref(w, h, bpc, off, pad), dis(w, h, bpc, off, pad);
-        test::fill_pair(ref, dis, ++seed);
+        fill_pair(ref, dis, ++seed);
         SsimSums want[kMsSsimScales], got[kMsSsimScales];
         float_ms_ssim_terms(ref.view, dis.view, bpc, ssim_row_kernels_ref(), want);
         float_ms_ssim_terms(ref.view, dis.view, bpc, ssim_row_kernels_simd(), got);
@@ -146,9 +147,19 @@ TEST(SsimSimd, FramesEqualReference) {
         ++cases;
       }
     }
-  });
-  EXPECT_GT(cases, 100);
+  }
+  EXPECT_GT(cases, 50);  // per target (72: float_ssim's valid sizes x scales, ms_ssim's 3, x 4 depths)
+  total += cases;
 }
 
-}  // namespace
-}  // namespace twinmaf
+// float_ssim (scale 1) of an 8-bit pair through each table.
+std::function<void(bool)> bench_ssim_frames(int w, int h) {
+  auto p = std::make_shared<BenchPair>(w, h);
+  return [p](bool simd) {
+    SsimSums sums;
+    float_ssim_terms(p->a.view, p->b.view, 8, 1, simd ? ssim_row_kernels_simd() : ssim_row_kernels_ref(), sums);
+    keep(sums);
+  };
+}
+
+}  // namespace twinmaf::test

@@ -78,7 +78,7 @@ inline std::vector<Collector::Column> run_extractor(const FeatureSpec& spec, con
     in.dis = frames[i].second.get();
     auto t = (*ex)->make_terms();
     EXPECT_TRUE((*ex)->compute(in, *t).ok());
-    EXPECT_TRUE((*ex)->finish(i, *t, out).ok());
+    EXPECT_TRUE(settle_and_finish(**ex, i, *t, out).ok());
   }
   return out.columns();
 }

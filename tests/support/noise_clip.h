@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/picture.h"
+#include "tests/support/splitmix.h"  // SplitMix64, splitmix64 (users of this header rely on it)
 
 namespace twinmaf::test {
 
@@ -26,23 +27,5 @@ bool parse_noise_clip_name(const std::string& name, NoiseClipSpec* spec);
 
 // Packed planar files (as raw YUV: little-endian 16-bit above 8 bits).
 void make_noise_clip(const NoiseClipSpec& spec, std::vector<uint8_t>* ref, std::vector<uint8_t>* dis);
-
-// splitmix64: advances state s and returns the next output.
-inline uint64_t splitmix64(uint64_t& s) {
-  s += 0x9E3779B97F4A7C15ull;
-  uint64_t z = s;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : s_(seed) {}
-  uint64_t next() { return splitmix64(s_); }
-
- private:
-  uint64_t s_;
-};
 
 }  // namespace twinmaf::test

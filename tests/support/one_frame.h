@@ -32,7 +32,7 @@ inline OneFrame run_one_frame(const FeatureSpec& spec, const Picture& ref, const
   in.ref = &ref;
   in.dis = &dis;
   EXPECT_TRUE((*ext)->compute(in, *out.terms).ok());
-  EXPECT_TRUE((*ext)->finish(0, *out.terms, out.scores).ok());
+  EXPECT_TRUE(settle_and_finish(**ext, 0, *out.terms, out.scores).ok());
   return out;
 }
 

@@ -2,10 +2,12 @@
 // built-in v0.6.x and v1.0.16 model, --backend cpu against --backend cuda, the result
 // files written with --precision max compared byte for byte (apart from fps
 // and the "backends" record).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -20,9 +22,12 @@ std::string write_file(const std::filesystem::path& p, const std::vector<uint8_t
   return p.string();
 }
 
+// The job's result file; `loop`, when given, receives the profile's loop
+// plan line (the run is profiled).
 std::string result_file(ScorerConfig cfg, const InputFile& ref, const InputFile& dis, Backend backend,
-                        const std::string& out) {
+                        const std::string& out, std::string* loop = nullptr) {
   cfg.backend = backend;
+  cfg.profile = loop != nullptr;
   auto scorer = Scorer::create(cfg);
   EXPECT_TRUE(scorer.ok()) << scorer.status().message();
   if (!scorer.ok()) return {};
@@ -30,13 +35,43 @@ std::string result_file(ScorerConfig cfg, const InputFile& ref, const InputFile&
   EXPECT_TRUE(st.ok()) << st.message();
   st = (*scorer)->write(out, OutputFormat::kJson, 0, Precision{Precision::Mode::kMax, 17});
   EXPECT_TRUE(st.ok()) << st.message();
-  for (const auto& [feature, b] : (*scorer)->info().backends)
-    EXPECT_EQ(b, backend == Backend::kCuda ? "cuda" : "cpu") << feature;
+  for (const auto& [feature, b] : (*scorer)->info().backends) {
+    const bool on_cpu = backend == Backend::kCpu ||
+                        std::any_of(cfg.feature_backends.begin(), cfg.feature_backends.end(),
+                                    [&](const auto& fb) { return fb.first == feature && fb.second == Backend::kCpu; });
+    EXPECT_EQ(b, on_cpu ? "cpu" : "cuda") << feature;
+  }
+  if (loop)
+    for (const std::string& line : (*scorer)->info().profile)
+      if (line.starts_with("  loop ")) *loop = line;
   std::stringstream ss;
   ss << std::ifstream(out).rdbuf();
   // fps differs run to run; "backends" is written only by the GPU run.
   return std::regex_replace(std::regex_replace(ss.str(), std::regex("\"fps\": [^,]*,"), ""),
                             std::regex("  \"backends\": \\{[^}]*\\},\n"), "");
+}
+
+// The GPU runs of one job under each way the frame loop can run a device
+// (engine/loop_plan.h), each equal to the CPU's file: every feature on a twin
+// at --threads 0 (settling on a worker arena of a quarter of the cores) and
+// at --threads 1 (an arena of one), and motion on the CPU at --threads 4 (the
+// pipeline driver, settling in its parallel stage). The three plans differ.
+void expect_every_loop_equals_cpu(ScorerConfig cfg, const InputFile& ref, const InputFile& dis,
+                                  const std::string& cpu, const std::filesystem::path& dir) {
+  std::vector<std::string> loops;
+  for (unsigned threads : {0u, 1u, 4u}) {
+    cfg.threads = threads;
+    if (threads == 4) cfg.feature_backends = {{"motion", Backend::kCpu}};
+    std::string loop;
+    const std::string gpu = result_file(cfg, ref, dis, Backend::kCuda, (dir / "gpu.json").string(), &loop);
+    EXPECT_EQ(cpu, gpu) << "threads " << threads << loop;
+    EXPECT_FALSE(loop.empty()) << "threads " << threads;
+    loops.push_back(loop);
+  }
+  EXPECT_NE(loops[0], loops[2]);
+  EXPECT_NE(loops[1], loops[2]);
+  EXPECT_NE(loops[2].find("pipeline"), std::string::npos) << loops[2];
+  if (std::thread::hardware_concurrency() >= 8) EXPECT_NE(loops[0], loops[1]);
 }
 
 TEST(ModelTwin, EveryBuiltInV06ModelEqualsTheCpu) {
@@ -55,14 +90,7 @@ TEST(ModelTwin, EveryBuiltInV06ModelEqualsTheCpu) {
                   "version=vmaf_4k_v0.6.1:name=vmaf_4k", "version=vmaf_4k_v0.6.1neg:name=vmaf_4k_neg",
                   "version=vmaf_b_v0.6.3:name=vmaf_b"};
     const std::string cpu = result_file(cfg, ref, dis, Backend::kCpu, (dir / "cpu.json").string());
-    // Without workers the finishes run in the loop; with them speed's settle
-    // on a worker arena.
-    for (unsigned threads : {0u, 4u}) {
-      cfg.threads = threads;
-      const std::string gpu = result_file(cfg, ref, dis, Backend::kCuda, (dir / "gpu.json").string());
-      EXPECT_EQ(cpu, gpu) << "threads " << threads;
-    }
-    cfg.threads = 0;
+    expect_every_loop_equals_cpu(cfg, ref, dis, cpu, dir);
     EXPECT_NE(cpu.find("\"vmaf_b_ci_p95_hi\""), std::string::npos);
     values_compared() += static_cast<size_t>(std::count(cpu.begin(), cpu.end(), '\n'));
   }
@@ -86,14 +114,7 @@ TEST(ModelTwin, EveryV1ModelEqualsTheCpu) {
       for (const char* hfr : {"", "hfr_"})
         cfg.models.push_back(fmt::format("version=vmaf_v1.0.16_{}{}:name=v1_{}{}", hfr, v, hfr, v));
     const std::string cpu = result_file(cfg, ref, dis, Backend::kCpu, (dir / "cpu.json").string());
-    // Without workers the finishes run in the loop; with them speed's settle
-    // on a worker arena.
-    for (unsigned threads : {0u, 4u}) {
-      cfg.threads = threads;
-      const std::string gpu = result_file(cfg, ref, dis, Backend::kCuda, (dir / "gpu.json").string());
-      EXPECT_EQ(cpu, gpu) << "threads " << threads;
-    }
-    cfg.threads = 0;
+    expect_every_loop_equals_cpu(cfg, ref, dis, cpu, dir);
     EXPECT_NE(cpu.find("\"v1_hfr_1d5h_2160\""), std::string::npos);
     // (cambi's printed name carries its non-default options.)
     EXPECT_NE(cpu.find("\"cambi"), std::string::npos);

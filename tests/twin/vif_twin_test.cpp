@@ -139,9 +139,7 @@ void expect_terms(int w, int h, int bpc, const char* options, std::size_t extra,
   }
   const PlaneView pr{host[0].data() + offset, std::ptrdiff_t(pitch), w, h};
   const PlaneView pd{host[1].data() + offset, std::ptrdiff_t(pitch), w, h};
-  VifParams params;
-  params.enhn_gain_limit = opts->get_double("vif_enhn_gain_limit");
-  params.skip_scale0 = opts->get_bool("vif_skip_scale0");
+  const VifParams& params = vif_params(**ex);
   VifTerms cpu;
   vif_terms_ref(pr, pd, bpc, params, cpu);
 

@@ -17,15 +17,15 @@
 
 #include "core/collector.h"
 #include "core/options.h"
-#include "tests/support/noise_clip.h"
-#include "tests/support/noise_pair.h"
+#include "tests/support/seeded_pair.h"
+#include "tests/support/splitmix.h"
 
 namespace twinmaf {
 namespace {
 
-using test::make_pair;
-using test::Noise;
-using test::Pair;
+using test::make_seeded_pair;
+using test::PairNoise;
+using test::SeededPair;
 using test::splitmix64;
 
 
@@ -72,7 +72,7 @@ struct HvsRun {
   PsnrHvsTerms terms;
 };
 
-HvsRun run_extractor(const Pair& p) {
+HvsRun run_extractor(const SeededPair& p) {
   HvsRun out;
   const FeatureSpec& spec = psnr_hvs_feature_spec();
   auto opts = Options::parse("psnr_hvs", spec.options, OptionDict{});
@@ -107,7 +107,7 @@ std::string describe(const VideoFormat& f, uint64_t seed) {
 }
 
 // Every value equals the direct evaluation bit for bit (NaN: both NaN).
-void expect_matches_definition(const Pair& p, const HvsRun& r, const std::string& what) {
+void expect_matches_definition(const SeededPair& p, const HvsRun& r, const std::string& what) {
   double lin[3];
   for (int pl = 0; pl < 3; ++pl) lin[pl] = direct_plane_score(*p.ref, *p.dis, pl);
   const double want[4] = {to_db(lin[0]), to_db(lin[1]), to_db(lin[2]),
@@ -130,9 +130,9 @@ TEST(PsnrHvs, NoiseMatchesDefinitionEveryLayoutAndDepth) {
   for (int bpc : depths)
     for (PixFmt fmt : fmts)
       for (auto& sz : sizes)
-        for (Noise noise : {Noise::kFull, Noise::kSmallDelta}) {
+        for (PairNoise noise : {PairNoise::kFull, PairNoise::kSmall}) {
           const VideoFormat f{sz[0], sz[1], fmt, bpc};
-          const Pair p = make_pair(f, noise, ++seed);
+          const SeededPair p = make_seeded_pair(f, noise, ++seed);
           const HvsRun r = run_extractor(p);
           ASSERT_TRUE(r.init.ok()) << r.init.message();
           const std::string what = describe(f, seed);
@@ -148,7 +148,7 @@ TEST(PsnrHvs, NoiseMatchesDefinitionEveryLayoutAndDepth) {
 TEST(PsnrHvs, OddLargeSizeMatchesDefinition) {
   for (int bpc : {8, 12}) {
     const VideoFormat f{357, 353, PixFmt::k420, bpc};
-    const Pair p = make_pair(f, Noise::kSmallDelta, 77 + static_cast<uint64_t>(bpc));
+    const SeededPair p = make_seeded_pair(f, PairNoise::kSmall, 77 + static_cast<uint64_t>(bpc));
     const HvsRun r = run_extractor(p);
     ASSERT_TRUE(r.init.ok());
     expect_matches_definition(p, r, describe(f, 77));
@@ -161,7 +161,7 @@ TEST(PsnrHvs, OddLargeSizeMatchesDefinition) {
 
 TEST(PsnrHvs, StoredTermsAreTheNonzeroTermsInOrder) {
   const VideoFormat f{36, 22, PixFmt::k444, 10};
-  const Pair p = make_pair(f, Noise::kSmallDelta, 5);
+  const SeededPair p = make_seeded_pair(f, PairNoise::kSmall, 5);
   const HvsRun r = run_extractor(p);
   ASSERT_TRUE(r.init.ok());
   const PsnrHvsTables& tab = psnr_hvs_tables();
@@ -191,9 +191,9 @@ TEST(PsnrHvs, TermsDoNotDependOnBitDepthOnlyTheScaleDoes) {
   // The same raw samples (all < 256) declared as 8 and as 9 bit: identical
   // terms; the scores differ only through samplemax (255 vs 511).
   const VideoFormat f8{40, 40, PixFmt::k420, 8};
-  const Pair p8 = make_pair(f8, Noise::kFull, 9);
+  const SeededPair p8 = make_seeded_pair(f8, PairNoise::kFull, 9);
   const VideoFormat f9{40, 40, PixFmt::k420, 9};
-  Pair p9{std::make_unique<Picture>(f9, host_allocator()), std::make_unique<Picture>(f9, host_allocator())};
+  SeededPair p9{std::make_unique<Picture>(f9, host_allocator()), std::make_unique<Picture>(f9, host_allocator())};
   for (int pl = 0; pl < 3; ++pl)
     for (int y = 0; y < f8.stored_h(pl); ++y)
       for (int x = 0; x < f8.stored_w(pl); ++x) {
@@ -214,7 +214,7 @@ TEST(PsnrHvs, IdenticalInputsAreInfinite) {
   for (PixFmt fmt : {PixFmt::k420, PixFmt::k422, PixFmt::k444})
     for (int bpc : {8, 10, 12}) {
       const VideoFormat f{48, 40, fmt, bpc};
-      const HvsRun r = run_extractor(make_pair(f, Noise::kIdentical, 3));
+      const HvsRun r = run_extractor(make_seeded_pair(f, PairNoise::kSame, 3));
       ASSERT_TRUE(r.init.ok());
       for (int i = 0; i < 4; ++i) EXPECT_EQ(r.v[i], std::numeric_limits<double>::infinity()) << i;
       for (int pl = 0; pl < 3; ++pl) EXPECT_TRUE(r.terms.plane[pl].terms.empty());
@@ -223,7 +223,7 @@ TEST(PsnrHvs, IdenticalInputsAreInfinite) {
 
 TEST(PsnrHvs, IdenticalLumaOnly) {
   const VideoFormat f{48, 40, PixFmt::k444, 8};
-  const Pair p = make_pair(f, Noise::kIdenticalLuma, 4);
+  const SeededPair p = make_seeded_pair(f, PairNoise::kSameLuma, 4);
   const HvsRun r = run_extractor(p);
   EXPECT_EQ(r.v[0], std::numeric_limits<double>::infinity());
   EXPECT_TRUE(std::isfinite(r.v[1]) && std::isfinite(r.v[2]) && std::isfinite(r.v[3]));
@@ -244,7 +244,7 @@ TEST(PsnrHvs, PlanesWithoutBlocksAreNan) {
                         {15, 15, PixFmt::k422, true}};
   for (const Case& c : cases) {
     const VideoFormat f{c.w, c.h, c.fmt, 8};
-    const Pair p = make_pair(f, Noise::kSmallDelta, 8);
+    const SeededPair p = make_seeded_pair(f, PairNoise::kSmall, 8);
     const HvsRun r = run_extractor(p);
     ASSERT_TRUE(r.init.ok());
     const std::string what = describe(f, 8);
@@ -256,19 +256,19 @@ TEST(PsnrHvs, PlanesWithoutBlocksAreNan) {
     expect_matches_definition(p, r, what);
   }
   // 8x8 4:4:4: one block in every plane, all finite.
-  const HvsRun r = run_extractor(make_pair({8, 8, PixFmt::k444, 8}, Noise::kFull, 10));
+  const HvsRun r = run_extractor(make_seeded_pair({8, 8, PixFmt::k444, 8}, PairNoise::kFull, 10));
   for (int i = 0; i < 4; ++i) EXPECT_TRUE(std::isfinite(r.v[i]));
 }
 
 TEST(PsnrHvs, InitRejectsDeepAndMonochromeInput) {
   for (int bpc : {13, 16}) {
-    const HvsRun r = run_extractor(make_pair({16, 16, PixFmt::k420, bpc}, Noise::kIdentical, 1));
+    const HvsRun r = run_extractor(make_seeded_pair({16, 16, PixFmt::k420, bpc}, PairNoise::kSame, 1));
     EXPECT_FALSE(r.init.ok());
     EXPECT_EQ(r.init.code(), Code::kUnsupported);
     EXPECT_NE(r.init.message().find("psnr_hvs"), std::string::npos) << r.init.message();
     EXPECT_NE(r.init.message().find("12"), std::string::npos) << r.init.message();
   }
-  const HvsRun r = run_extractor(make_pair({16, 16, PixFmt::k400, 8}, Noise::kIdentical, 1));
+  const HvsRun r = run_extractor(make_seeded_pair({16, 16, PixFmt::k400, 8}, PairNoise::kSame, 1));
   EXPECT_FALSE(r.init.ok());
   EXPECT_NE(r.init.message().find("psnr_hvs"), std::string::npos);
   EXPECT_NE(r.init.message().find("400"), std::string::npos);

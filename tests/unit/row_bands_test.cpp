@@ -8,6 +8,7 @@
 #include "base/parallel.h"
 #include "core/options.h"
 #include "features/adm/adm.h"
+#include "features/adm/adm_rows.h"
 #include "features/vif/vif.h"
 #include "tests/simd/simd_harness.h"
 
@@ -30,12 +31,14 @@ TEST(RowBands, AdmTermsEqualUnsplit) {
       const AdmKernelParams& kp = adm_kernel_params(**ex);
       TestPlane r(w, h, bpc, 1, 3), d(w, h, bpc, 1, 3);
       test::fill_pair(r, d, static_cast<uint64_t>(w + bpc));
+      AdmRowKernels dsp;
+      adm_dsp_init(dsp);  // what the extractor runs
       AdmTerms whole;
-      adm_terms(r.view, d.view, kp, whole);
+      adm_terms_with(dsp, r.view, d.view, kp, whole);
       for (int width : {2, 3, 16}) {
         const BandScope scope(width);
         AdmTerms split;
-        adm_terms(r.view, d.view, kp, split);
+        adm_terms_with(dsp, r.view, d.view, kp, split);
         EXPECT_EQ(split, whole) << w << "x" << h << " bpc " << bpc << " band width " << width;
       }
     }
@@ -47,12 +50,14 @@ TEST(RowBands, VifTermsEqualUnsplit) {
       TestPlane r(w, h, bpc, 1, 3), d(w, h, bpc, 1, 3);
       test::fill_pair(r, d, static_cast<uint64_t>(w * bpc));
       VifParams p;
+      VifKernels dsp;
+      vif_dsp_init(dsp);  // what the extractor runs
       VifTerms whole;
-      vif_terms(r.view, d.view, bpc, p, whole);
+      vif_terms_with(dsp, r.view, d.view, bpc, p, whole);
       for (int width : {2, 3, 16}) {
         const BandScope scope(width);
         VifTerms split;
-        vif_terms(r.view, d.view, bpc, p, split);
+        vif_terms_with(dsp, r.view, d.view, bpc, p, split);
         EXPECT_EQ(split, whole) << w << "x" << h << " bpc " << bpc << " band width " << width;
       }
     }

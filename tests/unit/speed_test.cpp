@@ -101,7 +101,7 @@ Result<Collector> run(const FeatureSpec& spec, const OptionDict& dict, const Cli
   for (size_t i = 0; i < n; ++i) {
     auto terms = ex->make_terms();
     TWINMAF_RETURN_IF_ERROR(ex->compute(input(c, i), *terms));
-    TWINMAF_RETURN_IF_ERROR(ex->finish(static_cast<unsigned>(i), *terms, out));
+    TWINMAF_RETURN_IF_ERROR(settle_and_finish(*ex, static_cast<unsigned>(i), *terms, out));
   }
   return out;
 }

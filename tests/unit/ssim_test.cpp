@@ -21,15 +21,15 @@
 #include "base/ordered_sum.h"
 #include "core/collector.h"
 #include "core/options.h"
-#include "tests/support/noise_clip.h"
-#include "tests/support/noise_pair.h"
+#include "tests/support/seeded_pair.h"
+#include "tests/support/splitmix.h"
 
 namespace twinmaf {
 namespace {
 
-using test::make_pair;
-using test::Noise;
-using test::Pair;
+using test::make_seeded_pair;
+using test::PairNoise;
+using test::SeededPair;
 using test::splitmix64;
 
 
@@ -143,7 +143,7 @@ struct Expected {
   std::vector<DefSums> sums;                            // per scale
 };
 
-Expected float_ssim_definition(const Pair& p, int scale_opt, bool lcs) {
+Expected float_ssim_definition(const SeededPair& p, int scale_opt, bool lcs) {
   const VideoFormat& f = p.ref->format();
   int w = f.w, h = f.h;
   Image a = load(p.ref->plane(0), f.bpc), b = load(p.dis->plane(0), f.bpc);
@@ -172,7 +172,7 @@ Expected float_ssim_definition(const Pair& p, int scale_opt, bool lcs) {
   return e;
 }
 
-Expected float_ms_ssim_definition(const Pair& p, bool lcs) {
+Expected float_ms_ssim_definition(const SeededPair& p, bool lcs) {
   const VideoFormat& f = p.ref->format();
   int w = f.w, h = f.h;
   Image a = load(p.ref->plane(0), f.bpc), b = load(p.dis->plane(0), f.bpc);
@@ -218,7 +218,7 @@ struct ExtractorRun {
   std::unique_ptr<FrameTerms> terms;
 };
 
-ExtractorRun run(const FeatureSpec& spec, const OptionDict& dict, const Pair& p) {
+ExtractorRun run(const FeatureSpec& spec, const OptionDict& dict, const SeededPair& p) {
   ExtractorRun r;
   auto opts = Options::parse(spec.name, spec.options, dict);
   EXPECT_TRUE(opts.ok()) << opts.status().message();
@@ -267,9 +267,9 @@ TEST(FloatSsim, NoiseMatchesDefinitionEveryLayoutAndDepth) {
   for (int bpc : {8, 10, 12, 16})
     for (PixFmt fmt : fmts)
       for (auto& sz : sizes)
-        for (Noise noise : {Noise::kFull, Noise::kSmallDelta}) {
+        for (PairNoise noise : {PairNoise::kFull, PairNoise::kSmall}) {
           const VideoFormat f{sz[0], sz[1], fmt, bpc};
-          const Pair p = make_pair(f, noise, ++seed);
+          const SeededPair p = make_seeded_pair(f, noise, ++seed);
           const ExtractorRun r = run(float_ssim_feature_spec(), dict({{"enable_lcs", "true"}}), p);
           ASSERT_TRUE(r.init.ok()) << r.init.message();
           const Expected e = float_ssim_definition(p, 0, true);
@@ -291,7 +291,7 @@ TEST(FloatSsim, EveryDecimationFactorMatchesDefinition) {
     for (int scale = 1; scale <= kSsimMaxScale; ++scale)
       for (int bpc : {8, 16}) {
         const VideoFormat f{sz[0], sz[1], PixFmt::k420, bpc};
-        const Pair p = make_pair(f, Noise::kSmallDelta, ++seed);
+        const SeededPair p = make_seeded_pair(f, PairNoise::kSmall, ++seed);
         const std::string sc = std::to_string(scale);
         const ExtractorRun r = run(float_ssim_feature_spec(), dict({{"scale", sc.c_str()}, {"enable_lcs", "true"}}), p);
         ASSERT_TRUE(r.init.ok());
@@ -310,7 +310,7 @@ TEST(FloatSsim, AutoScaleRoundsHalfUp) {
   EXPECT_EQ(float_ssim_factor(7, 16, 16), 7);
   // Auto at 1080p through the extractor: the factor-4 definition.
   const VideoFormat f{1920, 1080, PixFmt::k420, 10};
-  const Pair p = make_pair(f, Noise::kSmallDelta, 9);
+  const SeededPair p = make_seeded_pair(f, PairNoise::kSmall, 9);
   const ExtractorRun r = run(float_ssim_feature_spec(), dict({{"enable_lcs", "true"}}), p);
   expect_outputs(r, float_ssim_definition(p, 4, true), "1080p auto");
 }
@@ -328,7 +328,7 @@ TEST(FloatSsim, TinyImagesGiveLibvmafsEmptyAreaValues) {
   for (const Case& c : cases)
     for (int bpc : {8, 12}) {
       const VideoFormat f{c.w, c.h, PixFmt::k444, bpc};
-      const Pair p = make_pair(f, Noise::kFull, 3);
+      const SeededPair p = make_seeded_pair(f, PairNoise::kFull, 3);
       const std::string sc = std::to_string(c.scale);
       const ExtractorRun r = run(float_ssim_feature_spec(), dict({{"scale", sc.c_str()}, {"enable_lcs", "true"}}), p);
       ASSERT_TRUE(r.init.ok());
@@ -350,12 +350,12 @@ TEST(FloatSsim, TinyImagesGiveLibvmafsEmptyAreaValues) {
 TEST(FloatSsim, IdenticalInputs) {
   for (int bpc : {8, 10, 16}) {
     const VideoFormat f{96, 80, PixFmt::k420, bpc};
-    const Pair p = make_pair(f, Noise::kIdentical, 4);
+    const SeededPair p = make_seeded_pair(f, PairNoise::kSame, 4);
     const ExtractorRun r = run(float_ssim_feature_spec(), dict({{"enable_lcs", "true"}}), p);
     expect_outputs(r, float_ssim_definition(p, 0, true), describe(f, 4));
     EXPECT_NEAR(r.out.columns()[0].values[0], 1.0, 1e-6);
     // Flat identical pictures: libvmaf's covariance clamp keeps s at 1.
-    const Pair flat = make_pair(f, Noise::kIdentical, 4);
+    const SeededPair flat = make_seeded_pair(f, PairNoise::kSame, 4);
     for (Picture* pic : {flat.ref.get(), flat.dis.get()})
       for (int y = 0; y < f.h; ++y)
         for (int x = 0; x < f.w; ++x) {
@@ -375,12 +375,12 @@ TEST(FloatSsim, IdenticalInputs) {
 
 TEST(FloatSsim, DecibelsAndClipping) {
   const VideoFormat f{64, 48, PixFmt::k420, 8};
-  const Pair p = make_pair(f, Noise::kSmallDelta, 11);
+  const SeededPair p = make_seeded_pair(f, PairNoise::kSmall, 11);
   const double lin = float_ssim_definition(p, 0, false).values[0].second;
   const ExtractorRun db = run(float_ssim_feature_spec(), dict({{"enable_db", "true"}}), p);
   EXPECT_EQ(bits(*db.out.get("float_ssim", 0)), bits(-10. * std::log10(1 - lin)));
   // Identical pictures: SSIM 1 (after the float rounding of the mean) -> +inf, or max_db.
-  const Pair same = make_pair(f, Noise::kIdentical, 11);
+  const SeededPair same = make_seeded_pair(f, PairNoise::kSame, 11);
   const double lin_same = float_ssim_definition(same, 0, false).values[0].second;
   ASSERT_EQ(lin_same, 1.0);
   const ExtractorRun inf = run(float_ssim_feature_spec(), dict({{"enable_db", "true"}}), same);
@@ -401,7 +401,7 @@ TEST(FloatSsim, DecibelsAndClipping) {
   EXPECT_TRUE(std::signbit(ssim_to_db(0.0, 87.0)));
   EXPECT_TRUE(std::signbit(ssim_to_db(-0.0, 87.0)));
   const ExtractorRun nan_clip = run(float_ssim_feature_spec(), dict({{"enable_db", "true"}, {"clip_db", "true"}}),
-                           make_pair({10, 16, PixFmt::k444, 8}, Noise::kFull, 1));
+                           make_seeded_pair({10, 16, PixFmt::k444, 8}, PairNoise::kFull, 1));
   EXPECT_EQ(*nan_clip.out.get("float_ssim", 0), std::ceil(10 * std::log10(255.0 * 255 * 2 * 160)));
 }
 
@@ -440,13 +440,13 @@ TEST(FloatSsim, OptionsAndSpec) {
 
 TEST(FloatSsim, InitRejectsDepthsLibvmafMisreads) {
   for (int bpc : {9, 11, 13, 14, 15}) {
-    const ExtractorRun r =
-        run(float_ssim_feature_spec(), OptionDict{}, make_pair({32, 32, PixFmt::k420, bpc}, Noise::kFull, 1));
+    const ExtractorRun r = run(float_ssim_feature_spec(), OptionDict{},
+                               make_seeded_pair({32, 32, PixFmt::k420, bpc}, PairNoise::kFull, 1));
     EXPECT_EQ(r.init.code(), Code::kUnsupported);
     EXPECT_NE(r.init.message().find("float_ssim: bit depth " + std::to_string(bpc)), std::string::npos)
         << r.init.message();
-    const ExtractorRun m =
-        run(float_ms_ssim_feature_spec(), OptionDict{}, make_pair({176, 176, PixFmt::k420, bpc}, Noise::kFull, 1));
+    const ExtractorRun m = run(float_ms_ssim_feature_spec(), OptionDict{},
+                               make_seeded_pair({176, 176, PixFmt::k420, bpc}, PairNoise::kFull, 1));
     EXPECT_EQ(m.init.code(), Code::kUnsupported);
     EXPECT_NE(m.init.message().find("float_ms_ssim"), std::string::npos);
   }
@@ -457,18 +457,18 @@ TEST(FloatMsSsim, NoiseMatchesDefinition) {
   uint64_t seed = 900;
   for (int bpc : {8, 10, 12, 16})
     for (auto& sz : sizes)
-      for (Noise noise : {Noise::kFull, Noise::kSmallDelta}) {
+      for (PairNoise noise : {PairNoise::kFull, PairNoise::kSmall}) {
         const PixFmt fmt =
             bpc == 8 ? PixFmt::k400 : (bpc == 10 ? PixFmt::k420 : (bpc == 12 ? PixFmt::k422 : PixFmt::k444));
         const VideoFormat f{sz[0], sz[1], fmt, bpc};
-        const Pair p = make_pair(f, noise, ++seed);
+        const SeededPair p = make_seeded_pair(f, noise, ++seed);
         const ExtractorRun r = run(float_ms_ssim_feature_spec(), dict({{"enable_lcs", "true"}}), p);
         ASSERT_TRUE(r.init.ok()) << r.init.message();
         const Expected e = float_ms_ssim_definition(p, true);
         expect_outputs(r, e, describe(f, seed));
         // Every scale scored something.
         for (const DefSums& d : e.sums) EXPECT_FALSE(d.terms[1].empty());
-        if (noise == Noise::kSmallDelta) {
+        if (noise == PairNoise::kSmall) {
           EXPECT_GT(r.out.columns()[0].values[0], 0.5) << describe(f, seed);
         }
       }
@@ -476,7 +476,7 @@ TEST(FloatMsSsim, NoiseMatchesDefinition) {
 
 TEST(FloatMsSsim, IdenticalAndDecibels) {
   const VideoFormat f{190, 180, PixFmt::k420, 12};
-  const Pair same = make_pair(f, Noise::kIdentical, 5);
+  const SeededPair same = make_seeded_pair(f, PairNoise::kSame, 5);
   const ExtractorRun r = run(float_ms_ssim_feature_spec(), dict({{"enable_lcs", "true"}}), same);
   expect_outputs(r, float_ms_ssim_definition(same, true), "identical");
   const double lin = r.out.columns()[0].values[0];
@@ -491,13 +491,13 @@ TEST(FloatMsSsim, IdenticalAndDecibels) {
 TEST(FloatMsSsim, MinimumSize) {
   for (auto sz : {std::pair{175, 176}, std::pair{176, 175}, std::pair{64, 48}, std::pair{3, 3}}) {
     const ExtractorRun r = run(float_ms_ssim_feature_spec(), OptionDict{},
-                      make_pair({sz.first, sz.second, PixFmt::k420, 8}, Noise::kFull, 1));
+                      make_seeded_pair({sz.first, sz.second, PixFmt::k420, 8}, PairNoise::kFull, 1));
     EXPECT_EQ(r.init.code(), Code::kUnsupported);
     EXPECT_NE(r.init.message().find("float_ms_ssim: needs a luma plane of at least 176x176"), std::string::npos)
         << r.init.message();
   }
-  const ExtractorRun ok =
-      run(float_ms_ssim_feature_spec(), OptionDict{}, make_pair({176, 176, PixFmt::k420, 8}, Noise::kFull, 1));
+  const ExtractorRun ok = run(float_ms_ssim_feature_spec(), OptionDict{},
+                              make_seeded_pair({176, 176, PixFmt::k420, 8}, PairNoise::kFull, 1));
   EXPECT_TRUE(ok.init.ok());
   EXPECT_EQ(kMsSsimMinSize, 176);
 }
@@ -576,7 +576,7 @@ TEST(Ssim, InPlaceDecimationNeverReadsItsOutput) {
 // reduction's host model) reproduces bit for bit.
 TEST(Ssim, SumsAreOrderedSumsOfThePixelTerms) {
   const VideoFormat f{131, 77, PixFmt::k420, 10};
-  const Pair p = make_pair(f, Noise::kSmallDelta, 21);
+  const SeededPair p = make_seeded_pair(f, PairNoise::kSmall, 21);
   const ExtractorRun r = run(float_ssim_feature_spec(), dict({{"scale", "1"}}), p);
   const SsimSums& got = down_cast<const FloatSsimTerms&>(*r.terms).sums;
   const Expected e = float_ssim_definition(p, 1, false);

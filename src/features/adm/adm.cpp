@@ -1,11 +1,15 @@
 // adm extractor: options, per-session constants, and the shared finish()
 // turning AdmTerms into libvmaf's scores (see adm.h for the contract).
 #include "features/adm/adm.h"
+#include "features/adm/adm_rows.h"
 
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
+
+#include "features/common/shared_rows.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -158,7 +162,11 @@ void make_setup(const AdmOptions& opt, const VideoFormat& fmt, AdmKernelParams& 
 
 class Adm final : public Extractor {
  public:
-  Adm(const Options& o, const AdmOptions& opt) : opt_(opt) {
+  using Params = AdmOptions;
+  static const OptionTable<Params>& options();
+  static Status check(const Params& opt);
+
+  Adm(const Params& opt, const Options& o) : opt_(opt) {
     for (int k = 0; k < kNumProvided; ++k) names_[k] = o.feature_name(kProvided[k]);
   }
 
@@ -172,6 +180,7 @@ class Adm final : public Extractor {
                    fmt.w, fmt.h, kAdmMinSize, kAdmMinSize);
     fmt_ = fmt;
     make_setup(opt_, fmt_, kp_, fc_);
+    adm_dsp_init(dsp_);
     return ok_status();
   }
 
@@ -180,7 +189,7 @@ class Adm final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<AdmTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    adm_terms(in.ref->plane(0), in.dis->plane(0), kp_, down_cast<AdmTerms&>(terms));
+    adm_terms_with(dsp_, in.ref->plane(0), in.dis->plane(0), kp_, down_cast<AdmTerms&>(terms));
     return ok_status();
   }
 
@@ -192,6 +201,7 @@ class Adm final : public Extractor {
   VideoFormat fmt_;
   AdmKernelParams kp_;
   AdmFinishConsts fc_;
+  AdmRowKernels dsp_ = adm_row_kernels_ref();  // chosen by init
 };
 
 Status Adm::finish(unsigned index, const FrameTerms& terms, Collector& out) {
@@ -275,25 +285,46 @@ Status Adm::finish(unsigned index, const FrameTerms& terms, Collector& out) {
   return ok_status();
 }
 
-AdmOptions parse_options(const Options& o) {
-  return AdmOptions{
-      .debug = o.get_bool("debug"),
-      .csf_scale = o.get_double("adm_csf_scale"),
-      .csf_diag_scale = o.get_double("adm_csf_diag_scale"),
-      .dlm_weight = o.get_double("adm_dlm_weight"),
-      .enhn_gain_limit = o.get_double("adm_enhn_gain_limit"),
-      .norm_view_dist = o.get_double("adm_norm_view_dist"),
-      .ref_display_height = o.get_int("adm_ref_display_height"),
-      .csf_mode = static_cast<AdmCsfMode>(o.get_int("adm_csf_mode")),
-      .noise_weight = o.get_double("adm_noise_weight"),
-      .skip_aim = o.get_bool("adm_skip_aim"),
-      .skip_scale0 = o.get_bool("adm_skip_scale0"),
-      .min_val = o.get_double("adm_min_val"),
+const OptionTable<AdmOptions>& Adm::options() {
+  using P = AdmOptions;
+  static const OptionTable<P> t{
+      debug_output_row<P>(),
+      Opt{.name = "adm_csf_scale", .alias = "scf", .member = &P::csf_scale, .default_value = 1.0, .min = 0.0,
+          .max = 50.0, .feature_param = true,
+          .help = "scale coefficient for the horizontal & vertical direction terms of CSF"},
+      Opt{.name = "adm_csf_diag_scale", .alias = "scfd", .member = &P::csf_diag_scale, .default_value = 1.0,
+          .min = 0.0, .max = 50.0, .feature_param = true,
+          .help = "scale coefficient for the diagonal direction term of CSF"},
+      Opt{.name = "adm_dlm_weight", .alias = "dlmw", .member = &P::dlm_weight, .default_value = 0.5, .min = 0.0,
+          .max = 1.0, .feature_param = true,
+          .help = "linear weighting between DLM and AIM; 1 corresponds to DLM-only"},
+      Opt{.name = "adm_enhn_gain_limit", .alias = "egl", .member = &P::enhn_gain_limit, .default_value = 100.0,
+          .min = 1.0, .max = 100.0, .feature_param = true,
+          .help = "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the "
+                  "gain is completely disabled"},
+      Opt{.name = "adm_norm_view_dist", .alias = "nvd", .member = &P::norm_view_dist, .default_value = 3.0,
+          .min = 0.75, .max = 24.0, .feature_param = true,
+          .help = "normalized viewing distance = viewing distance / ref display's "
+                  "physical height"},
+      Opt{.name = "adm_ref_display_height", .alias = "rdh", .member = &P::ref_display_height,
+          .default_value = 1080, .min = 1, .max = 4320, .feature_param = true,
+          .help = "reference display height in pixels"},
+      Opt{.name = "adm_csf_mode", .alias = "csf", .member = &P::csf_mode, .default_value = AdmCsfMode::kWatson97,
+          .min = 0, .max = 3, .feature_param = true, .help = "contrast sensitivity function"},
+      Opt{.name = "adm_noise_weight", .alias = "nw", .member = &P::noise_weight, .default_value = 0.03125,
+          .min = 0.0, .max = 1500.0, .feature_param = true, .help = "noise weight"},
+      Opt{.name = "adm_skip_aim", .member = &P::skip_aim, .default_value = false,
+          .help = "skip the calculation of AIM"},
+      Opt{.name = "adm_skip_scale0", .alias = "ssz", .member = &P::skip_scale0, .default_value = false,
+          .feature_param = true, .help = "skip the calculation of scale 0"},
+      Opt{.name = "adm_min_val", .alias = "min", .member = &P::min_val, .default_value = 0.0, .min = 0.0,
+          .max = 1.0, .feature_param = true,
+          .help = "minimum value allowed; lower values will be clipped to this value"},
   };
+  return t;
 }
 
-Result<std::unique_ptr<Extractor>> create_adm(const Options& o) {
-  const AdmOptions opt = parse_options(o);
+Status Adm::check(const AdmOptions& opt) {
   // libvmaf refuses every frame (-EINVAL) below 1080p at 3H: its 16-bit
   // scale-0 pipeline cannot represent lower angular frequencies.
   const double ppd = opt.norm_view_dist * opt.ref_display_height;
@@ -309,7 +340,7 @@ Result<std::unique_ptr<Extractor>> create_adm(const Options& o) {
                  "adm_norm_view_dist={}; supported (rdh, nvd): {}",
                  static_cast<int>(opt.csf_mode), opt.ref_display_height,
                  format_g(opt.norm_view_dist), adm_blend_supported_list());
-  return std::unique_ptr<Extractor>(std::make_unique<Adm>(o, opt));
+  return ok_status();
 }
 
 }  // namespace
@@ -321,47 +352,9 @@ const AdmKernelParams& adm_kernel_params(const Extractor& configured) {
 const FeatureSpec& adm_feature_spec() {
   static const FeatureSpec spec{
       .name = "adm",
-      .options =
-          {
-              {.name = "debug", .type = OptType::kBool, .default_value = false,
-               .help = "debug mode: enable additional output"},
-              {.name = "adm_csf_scale", .alias = "scf", .type = OptType::kDouble,
-               .default_value = 1.0, .min = 0.0, .max = 50.0, .feature_param = true,
-               .help = "scale coefficient for the horizontal & vertical direction terms of CSF"},
-              {.name = "adm_csf_diag_scale", .alias = "scfd", .type = OptType::kDouble,
-               .default_value = 1.0, .min = 0.0, .max = 50.0, .feature_param = true,
-               .help = "scale coefficient for the diagonal direction term of CSF"},
-              {.name = "adm_dlm_weight", .alias = "dlmw", .type = OptType::kDouble,
-               .default_value = 0.5, .min = 0.0, .max = 1.0, .feature_param = true,
-               .help = "linear weighting between DLM and AIM; 1 corresponds to DLM-only"},
-              {.name = "adm_enhn_gain_limit", .alias = "egl", .type = OptType::kDouble,
-               .default_value = 100.0, .min = 1.0, .max = 100.0, .feature_param = true,
-               .help = "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the "
-                       "gain is completely disabled"},
-              {.name = "adm_norm_view_dist", .alias = "nvd", .type = OptType::kDouble,
-               .default_value = 3.0, .min = 0.75, .max = 24.0, .feature_param = true,
-               .help = "normalized viewing distance = viewing distance / ref display's "
-                       "physical height"},
-              {.name = "adm_ref_display_height", .alias = "rdh", .type = OptType::kInt,
-               .default_value = 1080, .min = 1, .max = 4320, .feature_param = true,
-               .help = "reference display height in pixels"},
-              {.name = "adm_csf_mode", .alias = "csf", .type = OptType::kInt, .default_value = 0,
-               .min = 0, .max = 3, .feature_param = true,
-               .help = "contrast sensitivity function"},
-              {.name = "adm_noise_weight", .alias = "nw", .type = OptType::kDouble,
-               .default_value = 0.03125, .min = 0.0, .max = 1500.0, .feature_param = true,
-               .help = "noise weight"},
-              {.name = "adm_skip_aim", .type = OptType::kBool, .default_value = false,
-               .help = "skip the calculation of AIM"},
-              {.name = "adm_skip_scale0", .alias = "ssz", .type = OptType::kBool,
-               .default_value = false, .feature_param = true,
-               .help = "skip the calculation of scale 0"},
-              {.name = "adm_min_val", .alias = "min", .type = OptType::kDouble,
-               .default_value = 0.0, .min = 0.0, .max = 1.0, .feature_param = true,
-               .help = "minimum value allowed; lower values will be clipped to this value"},
-          },
+      .options = Adm::options().specs(),
       .provided = {std::begin(kProvided), std::end(kProvided)},
-      .create = create_adm,
+      .create = create_with<Adm>,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_adm_twin,
 #endif

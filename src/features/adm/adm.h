@@ -103,9 +103,9 @@ inline constexpr int kAdmMinSize = 33;
 void adm_terms_ref(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p,
                    AdmTerms& out);
 
-// What compute() runs: the Highway row kernels (adm_rows.h, adm_simd.cpp)
-// when simd_enabled(), else the reference; equal terms either way.
-void adm_terms(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p, AdmTerms& out);
+// compute() runs adm_terms_with (adm_rows.h) on the row kernels adm_dsp_init
+// chose at init: the Highway ones when base/simd.h allows SIMD, else the
+// reference; equal terms either way.
 
 // The kernel parameters of a configured adm (options validated by create,
 // format by init): the CPU extractor and the CUDA twin use the same ones.

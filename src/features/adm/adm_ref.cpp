@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "base/parallel.h"
-#include "base/simd.h"
 #include "features/adm/adm.h"
 #include "features/adm/adm_rows.h"
 
@@ -452,10 +451,6 @@ void adm_terms_with(const AdmRowKernels& k, const PlaneView& ref, const PlaneVie
 
 void adm_terms_ref(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p, AdmTerms& out) {
   adm_terms_with(adm_row_kernels_ref(), ref, dis, p, out);
-}
-
-void adm_terms(const PlaneView& ref, const PlaneView& dis, const AdmKernelParams& p, AdmTerms& out) {
-  adm_terms_with(simd_enabled() ? adm_row_kernels_simd() : adm_row_kernels_ref(), ref, dis, p, out);
 }
 
 }  // namespace twinmaf

@@ -57,15 +57,21 @@ struct AdmRowKernels {
 // The reference set.
 const AdmRowKernels& adm_row_kernels_ref();
 
-// The Highway set of the best target simd.h allows (meaningful when
-// simd_enabled(); on the scalar static target it is the reference set).
+// The Highway set of the best target simd.h allows now (meaningful when
+// SIMD is enabled; on the scalar static target it is the reference set).
 const AdmRowKernels& adm_row_kernels_simd();
+
+// dav1d's dsp_init (adm_simd.cpp): the reference set, upgraded to the
+// Highway set when base/simd.h allows SIMD (this CPU and --cpumask at the
+// time of the fill; the Highway set is that of the best target allowed
+// then). Adding a row kernel: a member here and an entry in each set.
+void adm_dsp_init(AdmRowKernels& dsp);
 
 // 2^30 / i for i in [1, 32768] (adm::recip_q30), index 0 holds 0.
 const int32_t* adm_recip_q30_table();
 
 // The frame's terms computed with the kernel set k (adm_terms_ref: the
-// reference set; adm_terms: the SIMD set when simd_enabled()).
+// reference set; the extractor: the set adm_dsp_init chose).
 void adm_terms_with(const AdmRowKernels& k, const PlaneView& ref, const PlaneView& dis,
                     const AdmKernelParams& p, AdmTerms& out);
 

@@ -39,18 +39,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/simd.h"
+#include "base/simd_kernel.h"
 #include "features/adm/adm.h"
 #include "features/adm/adm_rows.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace twinmaf {
-namespace HWY_NAMESPACE {
-// HWY_SCALAR (one lane, the x86-64 static target) is never dispatched to
-// (simd.h): it returns the reference set.
-#if HWY_TARGET != HWY_SCALAR
+TWINMAF_SIMD_BEGIN
+#if TWINMAF_SIMD_KERNELS
 namespace {
-
-namespace hn = hwy::HWY_NAMESPACE;
 
 using DI = hn::ScalableTag<int32_t>;
 using DU = hn::RebindToUnsigned<DI>;
@@ -555,7 +551,7 @@ uint64_t Mask(const int32_t* x, const int32_t* thr, int j0, int j1, int s, int t
 #endif
 
 const AdmRowKernels* RowKernels() {
-#if HWY_TARGET == HWY_SCALAR
+#if !TWINMAF_SIMD_KERNELS
   return &adm_row_kernels_ref();
 #else
   static const AdmRowKernels k{
@@ -571,9 +567,7 @@ const AdmRowKernels* RowKernels() {
 #endif
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace twinmaf
-HWY_AFTER_NAMESPACE();
+TWINMAF_SIMD_END
 
 #if HWY_ONCE
 namespace twinmaf {
@@ -581,6 +575,11 @@ namespace twinmaf {
 HWY_EXPORT(RowKernels);
 
 const AdmRowKernels& adm_row_kernels_simd() { return *HWY_DYNAMIC_DISPATCH(RowKernels)(); }
+
+void adm_dsp_init(AdmRowKernels& dsp) {
+  dsp = adm_row_kernels_ref();
+  if (simd_enabled()) dsp = adm_row_kernels_simd();
+}
 
 }  // namespace twinmaf
 #endif

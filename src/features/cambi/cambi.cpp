@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "base/hd_math.h"
-#include "base/simd.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -201,11 +201,15 @@ class Heatmaps final : public CambiCValueSink {
 
 class Cambi final : public Extractor {
  public:
-  Cambi(const Options& o, CambiOptions opt) : opt_(std::move(opt)), name_(o.feature_name(kScoreName)) {}
+  using Params = CambiOptions;
+  static const OptionTable<Params>& options();
+
+  Cambi(const Params& opt, const Options& o) : opt_(opt), name_(o.feature_name(kScoreName)) {}
 
   Status init(const VideoFormat& fmt) override {
     TWINMAF_ASSIGN_OR_RETURN(setup_, cambi_setup(opt_, fmt));
     bpc_ = fmt.bpc;
+    cambi_dsp_init(dsp_);
     if (!opt_.heatmaps_path.empty()) {
       heatmaps_ = std::make_unique<Heatmaps>();
       const int max_weight =
@@ -228,7 +232,7 @@ class Cambi final : public Extractor {
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
     auto& t = down_cast<CambiTerms&>(terms);
-    const auto picture_terms = simd_enabled() ? &cambi_picture_terms_simd : &cambi_picture_terms_ref;
+    const auto picture_terms = dsp_.picture_terms;
     TWINMAF_RETURN_IF_ERROR(
         picture_terms(in.dis->plane(0), bpc_, setup_, setup_.dis, in.index, heatmaps_.get(), t.dis));
     if (setup_.full_ref)
@@ -258,11 +262,62 @@ class Cambi final : public Extractor {
   std::string name_;
   CambiSetup setup_;
   int bpc_ = 8;
+  CambiDsp dsp_ = cambi_dsp_ref();  // chosen by init
   std::unique_ptr<Heatmaps> heatmaps_;
 };
 
-Result<std::unique_ptr<Extractor>> create_cambi(const Options& o) {
-  return std::unique_ptr<Extractor>(std::make_unique<Cambi>(o, cambi_options(o)));
+const OptionTable<CambiOptions>& Cambi::options() {
+  using P = CambiOptions;
+  static const OptionTable<P> t{
+      Opt{.name = "cambi_max_val", .alias = "cmxv", .member = &P::max_val, .default_value = 1000.0, .min = 0.0,
+          .max = 1000.0, .feature_param = true, .help = "scores above this value are clipped to it"},
+      Opt{.name = "enc_width", .alias = "encw", .member = &P::enc_width, .default_value = 0, .min = 180,
+          .max = 7680, .feature_param = true,
+          .help = "width the distorted video was encoded at (0: the input width)"},
+      Opt{.name = "enc_height", .alias = "ench", .member = &P::enc_height, .default_value = 0, .min = 150,
+          .max = 7680, .feature_param = true,
+          .help = "height the distorted video was encoded at (0: the input height)"},
+      Opt{.name = "enc_bitdepth", .alias = "encbd", .member = &P::enc_bitdepth, .default_value = 0, .min = 6,
+          .max = 16, .feature_param = true,
+          .help = "bit depth of the encode (0: the input's); below 10 smooths dithering first"},
+      Opt{.name = "src_width", .alias = "srcw", .member = &P::src_width, .default_value = 0, .min = 320,
+          .max = 7680, .feature_param = true,
+          .help = "width the reference is scored at with full_ref (0: the input width)"},
+      Opt{.name = "src_height", .alias = "srch", .member = &P::src_height, .default_value = 0, .min = 200,
+          .max = 4320, .feature_param = true,
+          .help = "height the reference is scored at with full_ref (0: the input height)"},
+      Opt{.name = "window_size", .alias = "ws", .member = &P::window_size, .default_value = 65, .min = 15,
+          .max = 127, .feature_param = true,
+          .help = "window side at 4K (65 is about one degree), scaled with the picture size"},
+      Opt{.name = "topk", .member = &P::topk, .default_value = kDefaultTopk, .min = 0.0001, .max = 1.0,
+          .feature_param = true,
+          .help = "fraction of the largest c-values averaged per scale; wins over cambi_topk if not 0.6"},
+      Opt{.name = "cambi_topk", .alias = "ctpk", .member = &P::cambi_topk, .default_value = kDefaultTopk,
+          .min = 0.0001, .max = 1.0, .feature_param = true,
+          .help = "fraction of the largest c-values averaged per scale"},
+      Opt{.name = "tvi_threshold", .alias = "tvit", .member = &P::tvi_threshold, .default_value = 0.019,
+          .min = 0.0001, .max = 1.0, .feature_param = true,
+          .help = "a luminance step dL is visible when dL > tvi_threshold * L"},
+      Opt{.name = "cambi_vis_lum_threshold", .alias = "vlt", .member = &P::vis_lum_threshold,
+          .default_value = 0.0, .min = 0.0, .max = 300.0, .feature_param = true,
+          .help = "luminance (cd/m2) below which banding is taken as invisible"},
+      Opt{.name = "max_log_contrast", .alias = "mlc", .member = &P::max_log_contrast, .default_value = 2,
+          .min = 0, .max = 5, .feature_param = true,
+          .help = "largest step considered, log2 of 10-bit codes (2: 4 codes, 1 code at 8 bit)"},
+      Opt{.name = "heatmaps_path", .member = &P::heatmaps_path, .default_value = std::string(),
+          .help = "directory to write per-scale 16-bit c-value maps into"},
+      Opt{.name = "full_ref", .member = &P::full_ref, .default_value = false,
+          .help = "also score the reference and output cambi_source and cambi_full_reference"},
+      Opt{.name = "eotf", .member = &P::eotf, .default_value = std::string(kDefaultEotf), .feature_param = true,
+          .help = "EOTF for the visibility thresholds: bt1886 or pq"},
+      Opt{.name = "cambi_eotf", .alias = "ceot", .member = &P::cambi_eotf,
+          .default_value = std::string(kDefaultEotf), .feature_param = true,
+          .help = "EOTF for the visibility thresholds: bt1886 or pq (wins over eotf when not bt1886)"},
+      Opt{.name = "cambi_high_res_speedup", .alias = "hrs", .member = &P::high_res_speedup, .default_value = 0,
+          .min = 0, .max = 2160, .feature_param = true,
+          .help = "halve scale 0 from this encoding resolution on: 1080, 1440 or 2160 (0: off)"},
+  };
+  return t;
 }
 
 }  // namespace
@@ -291,25 +346,8 @@ const std::array<float, kCambiReciprocals>& cambi_reciprocal_table() {
 }
 
 CambiOptions cambi_options(const Options& o) {
-  return CambiOptions{
-      .max_val = o.get_double("cambi_max_val"),
-      .enc_width = o.get_int("enc_width"),
-      .enc_height = o.get_int("enc_height"),
-      .enc_bitdepth = o.get_int("enc_bitdepth"),
-      .src_width = o.get_int("src_width"),
-      .src_height = o.get_int("src_height"),
-      .window_size = o.get_int("window_size"),
-      .topk = o.get_double("topk"),
-      .cambi_topk = o.get_double("cambi_topk"),
-      .tvi_threshold = o.get_double("tvi_threshold"),
-      .vis_lum_threshold = o.get_double("cambi_vis_lum_threshold"),
-      .max_log_contrast = o.get_int("max_log_contrast"),
-      .heatmaps_path = o.get_string("heatmaps_path"),
-      .full_ref = o.get_bool("full_ref"),
-      .eotf = o.get_string("eotf"),
-      .cambi_eotf = o.get_string("cambi_eotf"),
-      .high_res_speedup = o.get_int("cambi_high_res_speedup"),
-  };
+  Result<CambiOptions> r = Cambi::options().fill(o);  // no cambi row refuses a parsed value
+  return r.ok() ? std::move(r).value() : CambiOptions{};
 }
 
 int CambiPicturePlan::scaled(int size, int s) const {
@@ -467,60 +505,9 @@ double cambi_score(const std::array<CambiScaleTerms, kCambiScales>& t, int windo
 const FeatureSpec& cambi_feature_spec() {
   static const FeatureSpec spec{
       .name = "cambi",
-      .options =
-          {
-              {.name = "cambi_max_val", .alias = "cmxv", .type = OptType::kDouble, .default_value = 1000.0,
-               .min = 0.0, .max = 1000.0, .feature_param = true,
-               .help = "scores above this value are clipped to it"},
-              {.name = "enc_width", .alias = "encw", .type = OptType::kInt, .default_value = 0, .min = 180,
-               .max = 7680, .feature_param = true,
-               .help = "width the distorted video was encoded at (0: the input width)"},
-              {.name = "enc_height", .alias = "ench", .type = OptType::kInt, .default_value = 0, .min = 150,
-               .max = 7680, .feature_param = true,
-               .help = "height the distorted video was encoded at (0: the input height)"},
-              {.name = "enc_bitdepth", .alias = "encbd", .type = OptType::kInt, .default_value = 0, .min = 6,
-               .max = 16, .feature_param = true,
-               .help = "bit depth of the encode (0: the input's); below 10 smooths dithering first"},
-              {.name = "src_width", .alias = "srcw", .type = OptType::kInt, .default_value = 0, .min = 320,
-               .max = 7680, .feature_param = true,
-               .help = "width the reference is scored at with full_ref (0: the input width)"},
-              {.name = "src_height", .alias = "srch", .type = OptType::kInt, .default_value = 0, .min = 200,
-               .max = 4320, .feature_param = true,
-               .help = "height the reference is scored at with full_ref (0: the input height)"},
-              {.name = "window_size", .alias = "ws", .type = OptType::kInt, .default_value = 65, .min = 15,
-               .max = 127, .feature_param = true,
-               .help = "window side at 4K (65 is about one degree), scaled with the picture size"},
-              {.name = "topk", .type = OptType::kDouble, .default_value = kDefaultTopk, .min = 0.0001,
-               .max = 1.0, .feature_param = true,
-               .help = "fraction of the largest c-values averaged per scale; wins over cambi_topk if not 0.6"},
-              {.name = "cambi_topk", .alias = "ctpk", .type = OptType::kDouble,
-               .default_value = kDefaultTopk, .min = 0.0001, .max = 1.0, .feature_param = true,
-               .help = "fraction of the largest c-values averaged per scale"},
-              {.name = "tvi_threshold", .alias = "tvit", .type = OptType::kDouble, .default_value = 0.019,
-               .min = 0.0001, .max = 1.0, .feature_param = true,
-               .help = "a luminance step dL is visible when dL > tvi_threshold * L"},
-              {.name = "cambi_vis_lum_threshold", .alias = "vlt", .type = OptType::kDouble,
-               .default_value = 0.0, .min = 0.0, .max = 300.0, .feature_param = true,
-               .help = "luminance (cd/m2) below which banding is taken as invisible"},
-              {.name = "max_log_contrast", .alias = "mlc", .type = OptType::kInt, .default_value = 2,
-               .min = 0, .max = 5, .feature_param = true,
-               .help = "largest step considered, log2 of 10-bit codes (2: 4 codes, 1 code at 8 bit)"},
-              {.name = "heatmaps_path", .type = OptType::kString, .default_value = std::string(),
-               .help = "directory to write per-scale 16-bit c-value maps into"},
-              {.name = "full_ref", .type = OptType::kBool, .default_value = false,
-               .help = "also score the reference and output cambi_source and cambi_full_reference"},
-              {.name = "eotf", .type = OptType::kString, .default_value = std::string(kDefaultEotf),
-               .feature_param = true,
-               .help = "EOTF for the visibility thresholds: bt1886 or pq"},
-              {.name = "cambi_eotf", .alias = "ceot", .type = OptType::kString,
-               .default_value = std::string(kDefaultEotf), .feature_param = true,
-               .help = "EOTF for the visibility thresholds: bt1886 or pq (wins over eotf when not bt1886)"},
-              {.name = "cambi_high_res_speedup", .alias = "hrs", .type = OptType::kInt, .default_value = 0,
-               .min = 0, .max = 2160, .feature_param = true,
-               .help = "halve scale 0 from this encoding resolution on: 1080, 1440 or 2160 (0: off)"},
-          },
+      .options = Cambi::options().specs(),
       .provided = {kScoreName},
-      .create = create_cambi,
+      .create = create_with<Cambi>,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_cambi_twin,
 #endif

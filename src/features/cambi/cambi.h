@@ -277,10 +277,22 @@ Status cambi_picture_terms_ref(const PlaneView& luma, int bpc, const CambiSetup&
                                std::array<CambiScaleTerms, kCambiScales>& out);
 // The same stages compiled for the best Highway target simd.h allows
 // (cambi_simd.cpp); equal to cambi_picture_terms_ref on every input and
-// target (tests/simd). Callers use it when simd_enabled().
+// target (tests/simd).
 Status cambi_picture_terms_simd(const PlaneView& luma, int bpc, const CambiSetup& setup,
                                 const CambiPicturePlan& plan, unsigned frame, CambiCValueSink* sink,
                                 std::array<CambiScaleTerms, kCambiScales>& out);
+
+// The CPU kernels compute() runs (dav1d's dsp table). cambi_dsp_init fills
+// the reference entries, then upgrades them to the Highway ones when
+// base/simd.h allows SIMD (this CPU and --cpumask at the time of the
+// fill); a Highway entry dispatches each call to the best target allowed.
+struct CambiDsp {
+  Status (*picture_terms)(const PlaneView& luma, int bpc, const CambiSetup& setup, const CambiPicturePlan& plan,
+                          unsigned frame, CambiCValueSink* sink, std::array<CambiScaleTerms, kCambiScales>& out);
+};
+const CambiDsp& cambi_dsp_ref();     // cambi_ref.cpp
+const CambiDsp& cambi_dsp_simd();    // cambi_simd.cpp
+void cambi_dsp_init(CambiDsp& dsp);  // cambi_simd.cpp
 
 // finish of one picture: the weighted, normalised score before clipping.
 double cambi_score(const std::array<CambiScaleTerms, kCambiScales>& t, int window);

@@ -38,4 +38,9 @@ Status cambi_picture_terms_ref(const PlaneView& luma, int bpc, const CambiSetup&
   return cambi_ref::picture_terms(luma, bpc, setup, plan, frame, sink, out);
 }
 
+const CambiDsp& cambi_dsp_ref() {
+  static constexpr CambiDsp k{&cambi_picture_terms_ref};
+  return k;
+}
+
 }  // namespace twinmaf

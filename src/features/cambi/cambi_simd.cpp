@@ -13,29 +13,26 @@
 #include <vector>
 
 #include "base/assert.h"
+#include "base/simd.h"
+#include "base/simd_kernel.h"
 #include "features/cambi/cambi.h"
 #include "features/cambi/cambi_math.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace twinmaf {
-namespace HWY_NAMESPACE {
-// HWY_SCALAR (the x86-64 static target) is never dispatched to (simd.h).
-#if HWY_TARGET != HWY_SCALAR
+TWINMAF_SIMD_BEGIN
+#if TWINMAF_SIMD_KERNELS
 #include "features/cambi/cambi_stages-inl.h"
 #endif
 
 Status PictureTerms(const PlaneView& luma, int bpc, const CambiSetup& setup, const CambiPicturePlan& plan,
                     unsigned frame, CambiCValueSink* sink, std::array<CambiScaleTerms, kCambiScales>& out) {
-#if HWY_TARGET == HWY_SCALAR
+#if !TWINMAF_SIMD_KERNELS
   return cambi_picture_terms_ref(luma, bpc, setup, plan, frame, sink, out);
 #else
   return picture_terms(luma, bpc, setup, plan, frame, sink, out);
 #endif
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace twinmaf
-HWY_AFTER_NAMESPACE();
+TWINMAF_SIMD_END
 
 #if HWY_ONCE
 namespace twinmaf {
@@ -46,6 +43,16 @@ Status cambi_picture_terms_simd(const PlaneView& luma, int bpc, const CambiSetup
                                 const CambiPicturePlan& plan, unsigned frame, CambiCValueSink* sink,
                                 std::array<CambiScaleTerms, kCambiScales>& out) {
   return HWY_DYNAMIC_DISPATCH(PictureTerms)(luma, bpc, setup, plan, frame, sink, out);
+}
+
+const CambiDsp& cambi_dsp_simd() {
+  static constexpr CambiDsp k{&cambi_picture_terms_simd};
+  return k;
+}
+
+void cambi_dsp_init(CambiDsp& dsp) {
+  dsp = cambi_dsp_ref();
+  if (simd_enabled()) dsp = cambi_dsp_simd();
 }
 
 }  // namespace twinmaf

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "base/simd.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -22,6 +22,7 @@ class Ciede final : public Extractor {
     w_ = fmt.w;
     h_ = fmt.h;
     bpc_ = fmt.bpc;
+    ciede_dsp_init(dsp_);
     return ok_status();
   }
 
@@ -45,7 +46,7 @@ class Ciede final : public Extractor {
                                    bpc_ == 8 ? std::make_unique<CiedePairCache>(pixels) : nullptr);
     }
     down_cast<CiedeTerms&>(terms).de00_sum = ciede_sum(*in.ref, *in.dis, c->labs, c->pairs.get(),
-                                                       simd_enabled() ? ciede_de00_row_simd : ciede_de00_row_ref);
+                                                       dsp_.de00_row);
     std::lock_guard<std::mutex> lock(caches_mu_);
     idle_caches_.push_back(std::move(c));
     return ok_status();
@@ -59,6 +60,7 @@ class Ciede final : public Extractor {
   int w_ = 0;
   int h_ = 0;
   int bpc_ = 8;
+  CiedeDsp dsp_ = ciede_dsp_ref();  // chosen by init
   struct Caches {
     CiedeLabCache labs;
     std::unique_ptr<CiedePairCache> pairs;  // 8 bit only
@@ -80,9 +82,7 @@ const FeatureSpec& ciede_feature_spec() {
       .name = "ciede",
       .options = {},
       .provided = {"ciede2000"},
-      .create = [](const Options&) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<Ciede>());
-      },
+      .create = create_with<Ciede>,
   };
   return spec;
 }

@@ -181,10 +181,21 @@ void ciede_de00_row_ref(const CiedeLabPairs& pairs, size_t n, float* de00);
 // equal to the reference on every input and target (tests/simd).
 void ciede_de00_row_simd(const CiedeLabPairs& pairs, size_t n, float* de00);
 
+// The CPU kernels compute() runs (dav1d's dsp table). ciede_dsp_init fills
+// the reference entries, then upgrades them to the Highway ones when
+// base/simd.h allows SIMD (this CPU and --cpumask at the time of the
+// fill); a Highway entry dispatches each call to the best target allowed.
+struct CiedeDsp {
+  CiedeDe00Row de00_row;
+};
+const CiedeDsp& ciede_dsp_ref();     // ciede_ref.cpp
+const CiedeDsp& ciede_dsp_simd();    // ciede_simd.cpp
+void ciede_dsp_init(CiedeDsp& dsp);  // ciede_simd.cpp
+
 // S for one frame: each row's differing pixels' dE00 from `pairs` (8 bit;
 // nullptr: none), the others by `de00_row` on Lab colours through `labs`,
 // then stored in `pairs`; pixels whose two triples are equal add +0 and are
-// skipped. The extractor passes ciede_de00_row_simd when simd_enabled().
+// skipped. The extractor passes its table's de00_row.
 double ciede_sum(const Picture& ref, const Picture& dis, CiedeLabCache& labs, CiedePairCache* pairs,
                  CiedeDe00Row de00_row);
 

@@ -218,6 +218,11 @@ void ciede_de00_row_ref(const CiedeLabPairs& p, size_t n, float* de00) {
     de00[k] = ciede_de00({p.l[0][k], p.a[0][k], p.b[0][k]}, {p.l[1][k], p.a[1][k], p.b[1][k]});
 }
 
+const CiedeDsp& ciede_dsp_ref() {
+  static constexpr CiedeDsp k{&ciede_de00_row_ref};
+  return k;
+}
+
 CiedePairCache::CiedePairCache(size_t pixels) {
   size_t n = 1024;
   while (n < 2 * pixels && n < (size_t{1} << 20)) n *= 2;

@@ -30,15 +30,13 @@
 #include <cstddef>
 #include <vector>
 
+#include "base/simd.h"
+#include "base/simd_kernel.h"
 #include "features/ciede/ciede.h"
 #include "features/ciede/ciede_math.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace twinmaf {
-namespace HWY_NAMESPACE {
+TWINMAF_SIMD_BEGIN
 namespace {
-
-namespace hn = hwy::HWY_NAMESPACE;
 
 using DD = hn::ScalableTag<double>;
 using DF = hn::Rebind<float, DD>;
@@ -152,9 +150,7 @@ void De00Row(const CiedeLabPairs& p, size_t n, float* de00) {
 // Dispatch entry point (external linkage for HWY_EXPORT).
 void CiedeDe00Row(const CiedeLabPairs& p, size_t n, float* de00) { De00Row(p, n, de00); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace twinmaf
-HWY_AFTER_NAMESPACE();
+TWINMAF_SIMD_END
 
 #if HWY_ONCE
 namespace twinmaf {
@@ -163,6 +159,16 @@ HWY_EXPORT(CiedeDe00Row);
 
 void ciede_de00_row_simd(const CiedeLabPairs& pairs, size_t n, float* de00) {
   HWY_DYNAMIC_DISPATCH(CiedeDe00Row)(pairs, n, de00);
+}
+
+const CiedeDsp& ciede_dsp_simd() {
+  static constexpr CiedeDsp k{&ciede_de00_row_simd};
+  return k;
+}
+
+void ciede_dsp_init(CiedeDsp& dsp) {
+  dsp = ciede_dsp_ref();
+  if (simd_enabled()) dsp = ciede_dsp_simd();
 }
 
 }  // namespace twinmaf

@@ -36,6 +36,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/option_table.h"
+
 namespace twinmaf {
 
 enum class ResampleMethod : uint8_t { kNearest, kBilinear, kBicubic, kLanczos4 };
@@ -43,6 +45,24 @@ enum class ResampleMethod : uint8_t { kNearest, kBilinear, kBicubic, kLanczos4 }
 // libvmaf's names: "nearest", "bilinear", "bicubic", "lanczos4".
 std::optional<ResampleMethod> parse_resample_method(std::string_view name);
 inline constexpr std::string_view kResampleMethodNames = "nearest, bilinear, bicubic, lanczos4";
+
+// A ResampleMethod member is a string option naming the method; another name
+// is refused when the feature is created ("<feature>: <option> 'x' is not one
+// of ...", as libvmaf logs it).
+template <>
+struct OptionCodec<ResampleMethod> {
+  static constexpr OptType kType = OptType::kString;
+  static OptionValue encode(ResampleMethod m) {
+    constexpr std::string_view kNames[] = {"nearest", "bilinear", "bicubic", "lanczos4"};
+    return OptionValue(std::string(kNames[static_cast<int>(m)]));
+  }
+  static Result<ResampleMethod> decode(std::string_view owner, const OptionSpec& spec, const OptionValue& v) {
+    const std::string& name = std::get<std::string>(v);
+    const std::optional<ResampleMethod> m = parse_resample_method(name);
+    if (!m) TWINMAF_FAIL(kInvalidArgument, "{}: {} '{}' is not one of {}", owner, spec.name, name, kResampleMethodNames);
+    return *m;
+  }
+};
 
 // The smallest source side `method` reads inside of (the sizes above; any
 // side for nearest).

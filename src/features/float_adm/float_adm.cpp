@@ -10,6 +10,7 @@
 #include "base/ordered_sum.h"
 #include "features/adm/adm_csf.h"
 #include "features/common/float_picture.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -66,8 +67,8 @@ struct FloatAdmOptions {
   double p_norm;
   double dlm_weight;
   double min_val;
-  double f1[4];  // adm_f1s0..3: h/v factor override when >= 0
-  double f2[4];  // adm_f2s0..3: diagonal factor override when >= 0
+  double f1s0, f1s1, f1s2, f1s3;  // adm_f1s0..3: h/v factor override when >= 0
+  double f2s0, f2s1, f2s2, f2s3;  // adm_f2s0..3: diagonal factor override when >= 0
   int skip_aim_scale;
   bool skip_scale0;
 };
@@ -102,14 +103,19 @@ std::array<float, 2> csf_factors(const FloatAdmOptions& o, int s) {
     f = adm_csf_factors(AdmCsfMode::kWatson97, s, o.norm_view_dist, o.ref_display_height, o.csf_scale,
                         o.csf_diag_scale);
   }
-  if (o.f1[s] >= 0) f[0] = static_cast<float>(o.f1[s]);
-  if (o.f2[s] >= 0) f[1] = static_cast<float>(o.f2[s]);
+  const double f1[4] = {o.f1s0, o.f1s1, o.f1s2, o.f1s3};
+  const double f2[4] = {o.f2s0, o.f2s1, o.f2s2, o.f2s3};
+  if (f1[s] >= 0) f[0] = static_cast<float>(f1[s]);
+  if (f2[s] >= 0) f[1] = static_cast<float>(f2[s]);
   return f;
 }
 
 class FloatAdm final : public Extractor {
  public:
-  FloatAdm(const Options& o, const FloatAdmOptions& opt) : opt_(opt) {
+  using Params = FloatAdmOptions;
+  static const OptionTable<Params>& options();
+
+  FloatAdm(const Params& opt, const Options& o) : opt_(opt) {
     for (int k = 0; k < kOutCount; ++k)
       names_[k] = k == kAdm ? std::string(kOutName[k]) : o.feature_name(kOutName[k]);
   }
@@ -228,36 +234,60 @@ Status FloatAdm::finish(unsigned index, const FrameTerms& terms, Collector& out)
   return ok_status();
 }
 
-FloatAdmOptions parse_options(const Options& o) {
-  FloatAdmOptions r{
-      .debug = o.get_bool("debug"),
-      .enhn_gain_limit = o.get_double("adm_enhn_gain_limit"),
-      .norm_view_dist = o.get_double("adm_norm_view_dist"),
-      .noise_weight = o.get_double("adm_noise_weight"),
-      .csf_scale = o.get_double("adm_csf_scale"),
-      .csf_diag_scale = o.get_double("adm_csf_diag_scale"),
-      .ref_display_height = o.get_int("adm_ref_display_height"),
-      .csf_mode = o.get_int("adm_csf_mode"),
-      .bypass_cm = o.get_int("adm_bypass_cm"),
-      .adm3_apply_hm = o.get_bool("adm_adm3_apply_hm"),
-      .p_norm = o.get_double("adm_p_norm"),
-      .dlm_weight = o.get_double("adm_dlm_weight"),
-      .min_val = o.get_double("adm_min_val"),
-      .f1 = {},
-      .f2 = {},
-      .skip_aim_scale = o.get_int("adm_skip_aim_scale"),
-      .skip_scale0 = o.get_bool("adm_skip_scale0"),
-  };
-  for (int s = 0; s < 4; ++s) {
-    r.f1[s] = o.get_double("adm_f1s" + std::to_string(s));
-    r.f2[s] = o.get_double("adm_f2s" + std::to_string(s));
-  }
-  return r;
+// adm_f1s0..3 / adm_f2s0..3: a CSF factor override (-1: none).
+Opt<FloatAdmOptions, double> factor_row(std::string_view name, std::string_view alias,
+                                        double FloatAdmOptions::*member, std::string_view help) {
+  return {.name = name, .alias = alias, .member = member, .default_value = -1.0, .min = -1.0, .max = 10.0,
+          .feature_param = true, .help = help};
 }
 
-OptionSpec factor_option(std::string_view name, std::string_view alias, std::string_view help) {
-  return {.name = name, .alias = alias, .type = OptType::kDouble, .default_value = -1.0, .min = -1.0, .max = 10.0,
-          .feature_param = true, .help = help};
+// libvmaf's table, in its order: names, aliases, defaults, ranges,
+// feature-param flags (adm_ref_display_height's alias is "rdf" here).
+const OptionTable<FloatAdmOptions>& FloatAdm::options() {
+  using P = FloatAdmOptions;
+  static const OptionTable<P> t{
+      Opt{.name = "debug", .member = &P::debug, .default_value = false,
+          .help = "also write the per-scale numerators and denominators"},
+      Opt{.name = "adm_enhn_gain_limit", .alias = "egl", .member = &P::enhn_gain_limit, .default_value = 100.0,
+          .min = 1.0, .max = 100.0, .feature_param = true,
+          .help = "largest gain of the restored detail over the reference (1: no enhancement credited)"},
+      Opt{.name = "adm_norm_view_dist", .alias = "nvd", .member = &P::norm_view_dist, .default_value = 3.0,
+          .min = 0.75, .max = 24.0, .feature_param = true, .help = "viewing distance divided by the display height"},
+      Opt{.name = "adm_noise_weight", .alias = "nw", .member = &P::noise_weight, .default_value = 0.03125,
+          .min = 0.0, .max = 1500.0, .feature_param = true, .help = "weight of the noise floor term"},
+      Opt{.name = "adm_csf_scale", .alias = "scf", .member = &P::csf_scale, .default_value = 1.0, .min = 0.0,
+          .max = 50.0, .feature_param = true, .help = "Barten CSF scale of the h and v bands"},
+      Opt{.name = "adm_csf_diag_scale", .alias = "scfd", .member = &P::csf_diag_scale, .default_value = 1.0,
+          .min = 0.0, .max = 50.0, .feature_param = true, .help = "Barten CSF scale of the diagonal band"},
+      Opt{.name = "adm_ref_display_height", .alias = "rdf", .member = &P::ref_display_height,
+          .default_value = 1080, .min = 1, .max = 4320, .feature_param = true, .help = "display height in pixels"},
+      Opt{.name = "adm_csf_mode", .alias = "csf", .member = &P::csf_mode, .default_value = 0, .min = 0, .max = 9,
+          .feature_param = true, .help = "contrast sensitivity: 1 Barten, 2 the DLM paper's, any other Watson97"},
+      Opt{.name = "adm_bypass_cm", .alias = "bcm", .member = &P::bypass_cm, .default_value = 0, .min = 0,
+          .max = 1, .feature_param = true, .help = "1: no contrast masking threshold"},
+      Opt{.name = "adm_adm3_apply_hm", .alias = "aah", .member = &P::adm3_apply_hm, .default_value = false,
+          .feature_param = true, .help = "adm3 as the harmonic mean of adm2 and aim"},
+      Opt{.name = "adm_p_norm", .alias = "apn", .member = &P::p_norm, .default_value = 3.0, .min = 1.0,
+          .max = 20.0, .feature_param = true, .help = "exponent of the pooling norm"},
+      Opt{.name = "adm_dlm_weight", .alias = "dlmw", .member = &P::dlm_weight, .default_value = 0.5, .min = 0.0,
+          .max = 1.0, .feature_param = true, .help = "weight of adm2 against aim in adm3"},
+      Opt{.name = "adm_min_val", .alias = "min", .member = &P::min_val, .default_value = 0.0, .min = 0.0,
+          .max = 1.0, .feature_param = true, .help = "lower clip of adm3"},
+      factor_row("adm_f1s0", "f1s0", &P::f1s0, "h/v CSF factor of scale 0 (-1: from adm_csf_mode)"),
+      factor_row("adm_f1s1", "f1s1", &P::f1s1, "h/v CSF factor of scale 1 (-1: from adm_csf_mode)"),
+      factor_row("adm_f1s2", "f1s2", &P::f1s2, "h/v CSF factor of scale 2 (-1: from adm_csf_mode)"),
+      factor_row("adm_f1s3", "f1s3", &P::f1s3, "h/v CSF factor of scale 3 (-1: from adm_csf_mode)"),
+      factor_row("adm_f2s0", "f2s0", &P::f2s0, "diagonal CSF factor of scale 0 (-1: from adm_csf_mode)"),
+      factor_row("adm_f2s1", "f2s1", &P::f2s1, "diagonal CSF factor of scale 1 (-1: from adm_csf_mode)"),
+      factor_row("adm_f2s2", "f2s2", &P::f2s2, "diagonal CSF factor of scale 2 (-1: from adm_csf_mode)"),
+      factor_row("adm_f2s3", "f2s3", &P::f2s3, "diagonal CSF factor of scale 3 (-1: from adm_csf_mode)"),
+      // Default -1 lies outside [0, 3]: no scale is skipped unless set.
+      Opt{.name = "adm_skip_aim_scale", .alias = "sasc", .member = &P::skip_aim_scale, .default_value = -1,
+          .min = 0, .max = 3, .feature_param = true, .help = "leave this scale out of aim"},
+      Opt{.name = "adm_skip_scale0", .alias = "ssz", .member = &P::skip_scale0, .default_value = false,
+          .feature_param = true, .help = "leave scale 0 out of every score"},
+  };
+  return t;
 }
 
 }  // namespace
@@ -289,57 +319,9 @@ const FloatAdmKernelParams& float_adm_kernel_params(const Extractor& configured)
 const FeatureSpec& float_adm_feature_spec() {
   static const FeatureSpec spec{
       .name = "float_adm",
-      // libvmaf's table, in its order: names, aliases, defaults, ranges,
-      // feature-param flags (adm_ref_display_height's alias is "rdf" here).
-      .options =
-          {
-              {.name = "debug", .type = OptType::kBool, .default_value = false,
-               .help = "also write the per-scale numerators and denominators"},
-              {.name = "adm_enhn_gain_limit", .alias = "egl", .type = OptType::kDouble, .default_value = 100.0,
-               .min = 1.0, .max = 100.0, .feature_param = true,
-               .help = "largest gain of the restored detail over the reference (1: no enhancement credited)"},
-              {.name = "adm_norm_view_dist", .alias = "nvd", .type = OptType::kDouble, .default_value = 3.0,
-               .min = 0.75, .max = 24.0, .feature_param = true,
-               .help = "viewing distance divided by the display height"},
-              {.name = "adm_noise_weight", .alias = "nw", .type = OptType::kDouble, .default_value = 0.03125,
-               .min = 0.0, .max = 1500.0, .feature_param = true, .help = "weight of the noise floor term"},
-              {.name = "adm_csf_scale", .alias = "scf", .type = OptType::kDouble, .default_value = 1.0, .min = 0.0,
-               .max = 50.0, .feature_param = true, .help = "Barten CSF scale of the h and v bands"},
-              {.name = "adm_csf_diag_scale", .alias = "scfd", .type = OptType::kDouble, .default_value = 1.0,
-               .min = 0.0, .max = 50.0, .feature_param = true, .help = "Barten CSF scale of the diagonal band"},
-              {.name = "adm_ref_display_height", .alias = "rdf", .type = OptType::kInt, .default_value = 1080,
-               .min = 1, .max = 4320, .feature_param = true, .help = "display height in pixels"},
-              {.name = "adm_csf_mode", .alias = "csf", .type = OptType::kInt, .default_value = 0, .min = 0,
-               .max = 9, .feature_param = true,
-               .help = "contrast sensitivity: 1 Barten, 2 the DLM paper's, any other Watson97"},
-              {.name = "adm_bypass_cm", .alias = "bcm", .type = OptType::kInt, .default_value = 0, .min = 0,
-               .max = 1, .feature_param = true, .help = "1: no contrast masking threshold"},
-              {.name = "adm_adm3_apply_hm", .alias = "aah", .type = OptType::kBool, .default_value = false,
-               .feature_param = true, .help = "adm3 as the harmonic mean of adm2 and aim"},
-              {.name = "adm_p_norm", .alias = "apn", .type = OptType::kDouble, .default_value = 3.0, .min = 1.0,
-               .max = 20.0, .feature_param = true, .help = "exponent of the pooling norm"},
-              {.name = "adm_dlm_weight", .alias = "dlmw", .type = OptType::kDouble, .default_value = 0.5,
-               .min = 0.0, .max = 1.0, .feature_param = true, .help = "weight of adm2 against aim in adm3"},
-              {.name = "adm_min_val", .alias = "min", .type = OptType::kDouble, .default_value = 0.0, .min = 0.0,
-               .max = 1.0, .feature_param = true, .help = "lower clip of adm3"},
-              factor_option("adm_f1s0", "f1s0", "h/v CSF factor of scale 0 (-1: from adm_csf_mode)"),
-              factor_option("adm_f1s1", "f1s1", "h/v CSF factor of scale 1 (-1: from adm_csf_mode)"),
-              factor_option("adm_f1s2", "f1s2", "h/v CSF factor of scale 2 (-1: from adm_csf_mode)"),
-              factor_option("adm_f1s3", "f1s3", "h/v CSF factor of scale 3 (-1: from adm_csf_mode)"),
-              factor_option("adm_f2s0", "f2s0", "diagonal CSF factor of scale 0 (-1: from adm_csf_mode)"),
-              factor_option("adm_f2s1", "f2s1", "diagonal CSF factor of scale 1 (-1: from adm_csf_mode)"),
-              factor_option("adm_f2s2", "f2s2", "diagonal CSF factor of scale 2 (-1: from adm_csf_mode)"),
-              factor_option("adm_f2s3", "f2s3", "diagonal CSF factor of scale 3 (-1: from adm_csf_mode)"),
-              // Default -1 lies outside [0, 3]: no scale is skipped unless set.
-              {.name = "adm_skip_aim_scale", .alias = "sasc", .type = OptType::kInt, .default_value = -1, .min = 0,
-               .max = 3, .feature_param = true, .help = "leave this scale out of aim"},
-              {.name = "adm_skip_scale0", .alias = "ssz", .type = OptType::kBool, .default_value = false,
-               .feature_param = true, .help = "leave scale 0 out of every score"},
-          },
+      .options = FloatAdm::options().specs(),
       .provided = {std::begin(kProvided), std::end(kProvided)},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<FloatAdm>(o, parse_options(o)));
-      },
+      .create = create_with<FloatAdm>,
   };
   return spec;
 }

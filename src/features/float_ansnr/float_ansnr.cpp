@@ -7,6 +7,7 @@
 #include "base/hd_math.h"
 #include "base/ordered_sum.h"
 #include "features/common/float_picture.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -69,9 +70,7 @@ const FeatureSpec& float_ansnr_feature_spec() {
       .name = "float_ansnr",
       .options = {},
       .provided = {"float_ansnr"},
-      .create = [](const Options&) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<FloatAnsnr>());
-      },
+      .create = create_with<FloatAnsnr>,
   };
   return spec;
 }

@@ -3,6 +3,7 @@
 #include "features/float_moment/float_moment.h"
 
 #include "features/common/float_picture.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -55,9 +56,7 @@ const FeatureSpec& float_moment_feature_spec() {
       .name = "float_moment",
       .options = {},
       .provided = {"float_moment"},
-      .create = [](const Options&) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<FloatMoment>());
-      },
+      .create = create_with<FloatMoment>,
   };
   return spec;
 }

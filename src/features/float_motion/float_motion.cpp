@@ -10,6 +10,8 @@
 #include "base/hd_math.h"
 #include "base/ordered_sum.h"
 #include "features/common/float_picture.h"
+#include "features/common/shared_rows.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -29,22 +31,27 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
+// The kernels' options (FloatMotionParams' first four) and finish()'s.
+struct FloatMotionOptions : FloatMotionParams {
+  bool debug = true;
+  double fps_weight = 1.0, blend_factor = 1.0, blend_offset = 40.0, max_val = 10000.0;
+};
+
 class FloatMotion final : public Extractor {
  public:
-  explicit FloatMotion(const Options& o)
-      : debug_(o.get_bool("debug")),
-        fps_weight_(o.get_double("motion_fps_weight")),
-        blend_factor_(o.get_double("motion_blend_factor")),
-        blend_offset_(o.get_double("motion_blend_offset")),
-        max_val_(o.get_double("motion_max_val")),
+  using Params = FloatMotionOptions;
+  static const OptionTable<Params>& options();
+
+  FloatMotion(const Params& p, const Options& o)
+      : debug_(p.debug),
+        fps_weight_(p.fps_weight),
+        blend_factor_(p.blend_factor),
+        blend_offset_(p.blend_offset),
+        max_val_(p.max_val),
         motion_name_(o.feature_name(kMotionName)),
         motion2_name_(o.feature_name(kMotion2Name)),
-        motion3_name_(o.feature_name(kMotion3Name)) {
-    p_.force_zero = o.get_bool("motion_force_zero");
-    p_.add_uv = o.get_bool("motion_add_uv");
-    p_.add_scale1 = o.get_bool("motion_add_scale1");
-    p_.filter_size = o.get_int("motion_filter_size");
-  }
+        motion3_name_(o.feature_name(kMotion3Name)),
+        p_(p) {}
 
   Status init(const VideoFormat& fmt) override;
 
@@ -234,6 +241,28 @@ bool FloatMotionTerms::operator==(const FloatMotionTerms& o) const {
   return true;
 }
 
+// libvmaf's table: names, aliases, defaults, ranges, feature-param flags.
+const OptionTable<FloatMotionOptions>& FloatMotion::options() {
+  using P = FloatMotionOptions;
+  static const OptionTable<P> t{
+      Opt{.name = "debug", .member = &P::debug, .default_value = true,
+          .help = "also write VMAF_feature_motion_score"},
+      motion_force_zero_row<P>(),
+      Opt{.name = "motion_fps_weight", .alias = "mfw", .member = &P::fps_weight, .default_value = 1.0, .min = 0.0,
+          .max = 5.0, .feature_param = true, .help = "frame-rate correction multiplied into each score"},
+      motion_blend_factor_row<P>(),
+      motion_blend_offset_row<P>(),
+      Opt{.name = "motion_add_scale1", .alias = "mdc", .member = &P::add_scale1, .default_value = false,
+          .feature_param = true, .help = "add the SAD of the half-size blurred pictures"},
+      Opt{.name = "motion_filter_size", .alias = "mfs", .member = &P::filter_size, .default_value = 5, .min = 0,
+          .max = 9, .feature_param = true, .help = "blur: 3 taps for 3, an identity for 1, 5 taps otherwise"},
+      Opt{.name = "motion_add_uv", .alias = "mau", .member = &P::add_uv, .default_value = false,
+          .feature_param = true, .help = "add the chroma planes' scores"},
+      motion_max_val_row<P>(),
+  };
+  return t;
+}
+
 const FloatMotionParams& float_motion_params(const Extractor& configured) {
   return down_cast<const FloatMotion&>(configured).params();
 }
@@ -241,36 +270,9 @@ const FloatMotionParams& float_motion_params(const Extractor& configured) {
 const FeatureSpec& float_motion_feature_spec() {
   static const FeatureSpec spec{
       .name = "float_motion",
-      // libvmaf's table: names, aliases, defaults, ranges, feature-param flags.
-      .options =
-          {
-              {.name = "debug", .type = OptType::kBool, .default_value = true,
-               .help = "also write VMAF_feature_motion_score"},
-              {.name = "motion_force_zero", .alias = "force_0", .type = OptType::kBool,
-               .default_value = false, .feature_param = true, .help = "write 0 for every motion score"},
-              {.name = "motion_fps_weight", .alias = "mfw", .type = OptType::kDouble, .default_value = 1.0,
-               .min = 0.0, .max = 5.0, .feature_param = true,
-               .help = "frame-rate correction multiplied into each score"},
-              {.name = "motion_blend_factor", .alias = "mbf", .type = OptType::kDouble, .default_value = 1.0,
-               .min = 0.0, .max = 1.0, .feature_param = true,
-               .help = "weight of the unclipped score in the motion3 blend"},
-              {.name = "motion_blend_offset", .alias = "mbo", .type = OptType::kDouble, .default_value = 40.0,
-               .min = 0.0, .max = 1000.0, .feature_param = true,
-               .help = "level above which the motion3 blend limits the score"},
-              {.name = "motion_add_scale1", .alias = "mdc", .type = OptType::kBool, .default_value = false,
-               .feature_param = true, .help = "add the SAD of the half-size blurred pictures"},
-              {.name = "motion_filter_size", .alias = "mfs", .type = OptType::kInt, .default_value = 5, .min = 0,
-               .max = 9, .feature_param = true,
-               .help = "blur: 3 taps for 3, an identity for 1, 5 taps otherwise"},
-              {.name = "motion_add_uv", .alias = "mau", .type = OptType::kBool, .default_value = false,
-               .feature_param = true, .help = "add the chroma planes' scores"},
-              {.name = "motion_max_val", .alias = "mmxv", .type = OptType::kDouble, .default_value = 10000.0,
-               .min = 0.0, .max = 10000.0, .feature_param = true, .help = "upper clip for the motion scores"},
-          },
+      .options = FloatMotion::options().specs(),
       .provided = {kMotionName, kMotion2Name, kMotion3Name},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<FloatMotion>(o));
-      },
+      .create = create_with<FloatMotion>,
   };
   return spec;
 }

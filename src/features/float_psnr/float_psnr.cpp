@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "features/common/float_picture.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -53,9 +54,7 @@ const FeatureSpec& float_psnr_feature_spec() {
       .name = "float_psnr",
       .options = {},
       .provided = {"float_psnr"},
-      .create = [](const Options&) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<FloatPsnr>());
-      },
+      .create = create_with<FloatPsnr>,
   };
   return spec;
 }

@@ -11,6 +11,7 @@
 #include "base/ordered_sum.h"
 #include "features/common/float_filter.h"
 #include "features/common/float_picture.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -42,7 +43,7 @@ struct FloatVifOptions {
   double enhn_gain_limit;
   double kernelscale;
   double prescale;
-  double min_val[4];  // [1..3]: vif_scale1..3_min_val
+  double scale1_min_val, scale2_min_val, scale3_min_val;
   ResampleMethod method;
   double sigma_nsq;
   bool skip_scale0;
@@ -61,7 +62,11 @@ int min_side(const FloatVifKernelParams& kp) {
 
 class FloatVif final : public Extractor {
  public:
-  FloatVif(const Options& o, const FloatVifOptions& opt) : opt_(opt) {
+  using Params = FloatVifOptions;
+  static const OptionTable<Params>& options();
+  static Status check(const Params& opt);
+
+  FloatVif(const Params& opt, const Options& o) : opt_(opt) {
     for (int k = 0; k < kOutCount; ++k) names_[k] = o.feature_name(kOutName[k]);
   }
 
@@ -145,8 +150,9 @@ Status FloatVif::finish(unsigned index, const FrameTerms& terms, Collector& out)
   const double vif = den == 0.0 ? 1.0 : num / den;
   double values[kOutCount];
   values[kScale0] = opt_.skip_scale0 ? 0.0 : scores[0] / scores[1];
+  const double min_val[kFloatVifScales] = {0.0, opt_.scale1_min_val, opt_.scale2_min_val, opt_.scale3_min_val};
   for (int s = 1; s < kFloatVifScales; ++s)
-    values[kScale0 + s] = c_max(scores[2 * s] / scores[2 * s + 1], opt_.min_val[s]);
+    values[kScale0 + s] = c_max(scores[2 * s] / scores[2 * s + 1], min_val[s]);
   values[kVif] = vif;
   values[kVifNum] = num;
   values[kVifDen] = den;
@@ -163,34 +169,50 @@ Status FloatVif::finish(unsigned index, const FrameTerms& terms, Collector& out)
   return ok_status();
 }
 
-Result<FloatVifOptions> parse_options(const Options& o) {
-  FloatVifOptions r{
-      .debug = o.get_bool("debug"),
-      .enhn_gain_limit = o.get_double("vif_enhn_gain_limit"),
-      .kernelscale = o.get_double("vif_kernelscale"),
-      .prescale = o.get_double("vif_prescale"),
-      .min_val = {0.0, o.get_double("vif_scale1_min_val"), o.get_double("vif_scale2_min_val"),
-                  o.get_double("vif_scale3_min_val")},
-      .method = ResampleMethod::kNearest,
-      .sigma_nsq = o.get_double("vif_sigma_nsq"),
-      .skip_scale0 = o.get_bool("vif_skip_scale0"),
-  };
-  // libvmaf logs both of these; it then scores no frame (and exits 0).
-  const std::string& method = o.get_string("vif_prescale_method");
-  const std::optional<ResampleMethod> m = parse_resample_method(method);
-  if (!m)
-    TWINMAF_FAIL(kInvalidArgument, "float_vif: vif_prescale_method '{}' is not one of {}", method,
-                 kResampleMethodNames);
-  r.method = *m;
-  if (!kernelscale_is_valid(static_cast<float>(r.kernelscale)))
+// libvmaf logs these (and a vif_prescale_method it does not know, refused
+// by the row); it then scores no frame (and exits 0).
+Status FloatVif::check(const FloatVifOptions& opt) {
+  if (!kernelscale_is_valid(static_cast<float>(opt.kernelscale)))
     TWINMAF_FAIL(kInvalidArgument, "float_vif: vif_kernelscale {} is not one of libvmaf's ({}, within 1e-3)",
-                 format_g(r.kernelscale), kernelscales_text());
-  return r;
+                 format_g(opt.kernelscale), kernelscales_text());
+  return ok_status();
 }
 
-OptionSpec min_val_option(std::string_view name, std::string_view alias, std::string_view help) {
-  return {.name = name, .alias = alias, .type = OptType::kDouble, .default_value = 0.0, .min = 0.0, .max = 1.0,
+Opt<FloatVifOptions, double> min_val_row(std::string_view name, std::string_view alias,
+                                         double FloatVifOptions::*member, std::string_view help) {
+  return {.name = name, .alias = alias, .member = member, .default_value = 0.0, .min = 0.0, .max = 1.0,
           .feature_param = true, .help = help};
+}
+
+// libvmaf's table, in its order: names, aliases, defaults, ranges,
+// feature-param flags.
+const OptionTable<FloatVifOptions>& FloatVif::options() {
+  using P = FloatVifOptions;
+  static const OptionTable<P> t{
+      Opt{.name = "debug", .member = &P::debug, .default_value = false,
+          .help = "also write vif, its numerator and denominator, and those of every scale"},
+      Opt{.name = "vif_enhn_gain_limit", .alias = "egl", .member = &P::enhn_gain_limit, .default_value = 100.0,
+          .min = 1.0, .max = 100.0, .feature_param = true,
+          .help = "largest gain of the distorted signal over the reference (1: no enhancement credited)"},
+      Opt{.name = "vif_kernelscale", .alias = "ks", .member = &P::kernelscale, .default_value = 1.0, .min = 0.1,
+          .max = 4.0, .feature_param = true,
+          .help = "Gaussian kernel scale (2 doubles the standard deviation and the kernel size); one of "
+                  "libvmaf's 21 accepted values"},
+      Opt{.name = "vif_prescale", .alias = "ps", .member = &P::prescale, .default_value = 1.0, .min = 0.1,
+          .max = 4.0, .feature_param = true,
+          .help = "resize factor applied to each side of the pictures first (2 doubles them)"},
+      min_val_row("vif_scale1_min_val", "s1miv", &P::scale1_min_val, "lower clip of the scale 1 score"),
+      min_val_row("vif_scale2_min_val", "s2miv", &P::scale2_min_val, "lower clip of the scale 2 score"),
+      min_val_row("vif_scale3_min_val", "s3miv", &P::scale3_min_val, "lower clip of the scale 3 score"),
+      Opt{.name = "vif_prescale_method", .alias = "pm", .member = &P::method,
+          .default_value = ResampleMethod::kNearest, .feature_param = true,
+          .help = "resampler for vif_prescale: nearest, bilinear, bicubic or lanczos4"},
+      Opt{.name = "vif_sigma_nsq", .alias = "snsq", .member = &P::sigma_nsq, .default_value = 2.0, .min = 0.0,
+          .max = 5.0, .feature_param = true, .help = "variance of the neural noise"},
+      Opt{.name = "vif_skip_scale0", .alias = "ssclz", .member = &P::skip_scale0, .default_value = false,
+          .feature_param = true, .help = "leave scale 0 out (its score is written as 0)"},
+  };
+  return t;
 }
 
 }  // namespace
@@ -211,38 +233,9 @@ const FloatVifKernelParams& float_vif_kernel_params(const Extractor& configured)
 const FeatureSpec& float_vif_feature_spec() {
   static const FeatureSpec spec{
       .name = "float_vif",
-      // libvmaf's table, in its order: names, aliases, defaults, ranges,
-      // feature-param flags.
-      .options =
-          {
-              {.name = "debug", .type = OptType::kBool, .default_value = false,
-               .help = "also write vif, its numerator and denominator, and those of every scale"},
-              {.name = "vif_enhn_gain_limit", .alias = "egl", .type = OptType::kDouble, .default_value = 100.0,
-               .min = 1.0, .max = 100.0, .feature_param = true,
-               .help = "largest gain of the distorted signal over the reference (1: no enhancement credited)"},
-              {.name = "vif_kernelscale", .alias = "ks", .type = OptType::kDouble, .default_value = 1.0,
-               .min = 0.1, .max = 4.0, .feature_param = true,
-               .help = "Gaussian kernel scale (2 doubles the standard deviation and the kernel size); one of "
-                       "libvmaf's 21 accepted values"},
-              {.name = "vif_prescale", .alias = "ps", .type = OptType::kDouble, .default_value = 1.0, .min = 0.1,
-               .max = 4.0, .feature_param = true,
-               .help = "resize factor applied to each side of the pictures first (2 doubles them)"},
-              min_val_option("vif_scale1_min_val", "s1miv", "lower clip of the scale 1 score"),
-              min_val_option("vif_scale2_min_val", "s2miv", "lower clip of the scale 2 score"),
-              min_val_option("vif_scale3_min_val", "s3miv", "lower clip of the scale 3 score"),
-              {.name = "vif_prescale_method", .alias = "pm", .type = OptType::kString,
-               .default_value = std::string("nearest"), .feature_param = true,
-               .help = "resampler for vif_prescale: nearest, bilinear, bicubic or lanczos4"},
-              {.name = "vif_sigma_nsq", .alias = "snsq", .type = OptType::kDouble, .default_value = 2.0,
-               .min = 0.0, .max = 5.0, .feature_param = true, .help = "variance of the neural noise"},
-              {.name = "vif_skip_scale0", .alias = "ssclz", .type = OptType::kBool, .default_value = false,
-               .feature_param = true, .help = "leave scale 0 out (its score is written as 0)"},
-          },
+      .options = FloatVif::options().specs(),
       .provided = {std::begin(kOutName), std::end(kOutName)},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        TWINMAF_ASSIGN_OR_RETURN(FloatVifOptions opt, parse_options(o));
-        return std::unique_ptr<Extractor>(std::make_unique<FloatVif>(o, opt));
-      },
+      .create = create_with<FloatVif>,
   };
   return spec;
 }

@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include "features/common/shared_rows.h"
+#include "features/create_with.h"
+
 namespace twinmaf {
 
 namespace {
@@ -32,24 +35,17 @@ constexpr MotionNames kMotionV2Names = {
     "VMAF_integer_feature_motion3_v2_score",
 };
 
-MotionParams params_from(const Options& o) {
-  MotionParams p;
-  p.force_zero = o.get_bool("motion_force_zero");
-  p.blend_factor = o.get_double("motion_blend_factor");
-  p.blend_offset = o.get_double("motion_blend_offset");
-  p.fps_weight = o.get_double("motion_fps_weight");
-  p.max_val = o.get_double("motion_max_val");
-  p.five_frame_window = o.get_bool("motion_five_frame_window");
-  p.moving_average = o.get_bool("motion_moving_average");
-  return p;
-}
+// The parameters and the debug flag (motion only).
+struct MotionOptions : MotionParams {
+  bool debug = false;
+};
 
-class Motion final : public Extractor {
+class Motion : public Extractor {
  public:
-  Motion(std::string_view feature, const MotionNames& names, const Options& o)
+  Motion(std::string_view feature, const MotionNames& names, const MotionOptions& p, const Options& o)
       : feature_(feature),
-        p_(params_from(o)),
-        debug_(!names.debug.empty() && o.get_bool("debug")),
+        p_(p),
+        debug_(!names.debug.empty() && p.debug),
         sad_name_(o.feature_name(names.sad)),
         debug_name_(names.debug.empty() ? std::string() : o.feature_name(names.debug)),
         motion2_name_(o.feature_name(names.motion2)),
@@ -63,6 +59,7 @@ class Motion final : public Extractor {
                    "(libvmaf reads outside the picture below that); got {}x{}",
                    feature_, kMotionMinSize, kMotionMinSize, fmt.w, fmt.h);
     fmt_ = fmt;
+    motion_dsp_init(dsp_);
     return ok_status();
   }
 
@@ -86,7 +83,7 @@ class Motion final : public Extractor {
     if (!prev)
       TWINMAF_FAIL(kInternal, "{}: frame {} arrived without the reference of frame {}", feature_,
                    in.index, in.index - p_.min_index());
-    t.sad = motion_sad(prev->plane(0), in.ref->plane(0), fmt_.bpc);
+    t.sad = dsp_.sad(prev->plane(0), in.ref->plane(0), fmt_.bpc);
     return ok_status();
   }
 
@@ -126,41 +123,54 @@ class Motion final : public Extractor {
   std::string motion2_name_;
   std::string motion3_name_;
   VideoFormat fmt_;
+  MotionDsp dsp_ = motion_dsp_ref();  // chosen by init
   std::vector<double> sad_;      // motion_sad by frame index
   std::vector<uint8_t> written_;  // which indices finish() has seen
 };
 
 // libvmaf's table (names, aliases, defaults, ranges, feature-param flags);
 // motion_v2 at e4b93c6e has the same table without `debug`.
-std::vector<OptionSpec> motion_options(bool with_debug) {
-  std::vector<OptionSpec> t = {
-      {.name = "motion_force_zero", .alias = "force_0", .type = OptType::kBool,
-       .default_value = false, .feature_param = true,
-       .help = "write 0 for every motion score"},
-      {.name = "motion_blend_factor", .alias = "mbf", .type = OptType::kDouble,
-       .default_value = 1.0, .min = 0.0, .max = 1.0, .feature_param = true,
-       .help = "weight of the unclipped score in the motion3 blend"},
-      {.name = "motion_blend_offset", .alias = "mbo", .type = OptType::kDouble,
-       .default_value = 40.0, .min = 0.0, .max = 1000.0, .feature_param = true,
-       .help = "level above which the motion3 blend limits the score"},
-      {.name = "motion_fps_weight", .alias = "mfw", .type = OptType::kDouble,
-       .default_value = 1.0, .min = 0.0, .max = 5.0, .feature_param = true,
-       .help = "frame-rate correction multiplied into each SAD score"},
-      {.name = "motion_max_val", .alias = "mmxv", .type = OptType::kDouble,
-       .default_value = 10000.0, .min = 0.0, .max = 10000.0, .feature_param = true,
-       .help = "upper clip for the motion scores"},
-      {.name = "motion_five_frame_window", .alias = "mffw", .type = OptType::kBool,
-       .default_value = false, .feature_param = true,
-       .help = "compare each frame with the one two back (five-frame window)"},
-      {.name = "motion_moving_average", .alias = "mma", .type = OptType::kBool,
-       .default_value = false, .feature_param = true,
-       .help = "average motion3 with the previous frame's value"},
+OptionTable<MotionOptions> motion_options(bool with_debug) {
+  using P = MotionOptions;
+  OptionTable<P> t{
+      motion_force_zero_row<P>(),
+      motion_blend_factor_row<P>(),
+      motion_blend_offset_row<P>(),
+      Opt{.name = "motion_fps_weight", .alias = "mfw", .member = &P::fps_weight, .default_value = 1.0,
+          .min = 0.0, .max = 5.0, .feature_param = true,
+          .help = "frame-rate correction multiplied into each SAD score"},
+      motion_max_val_row<P>(),
+      Opt{.name = "motion_five_frame_window", .alias = "mffw", .member = &P::five_frame_window,
+          .default_value = false, .feature_param = true,
+          .help = "compare each frame with the one two back (five-frame window)"},
+      Opt{.name = "motion_moving_average", .alias = "mma", .member = &P::moving_average, .default_value = false,
+          .feature_param = true, .help = "average motion3 with the previous frame's value"},
   };
   if (with_debug)
-    t.push_back({.name = "debug", .type = OptType::kBool, .default_value = false,
-                 .help = "also write VMAF_integer_feature_motion_score"});
+    t.add(Opt{.name = "debug", .member = &P::debug, .default_value = false,
+              .help = "also write VMAF_integer_feature_motion_score"});
   return t;
 }
+
+// motion and motion_v2: one extractor under two names, output names and
+// tables.
+struct MotionKind {
+  std::string_view feature;
+  MotionNames names;
+};
+constexpr MotionKind kMotion = {"motion", kMotionNames};
+constexpr MotionKind kMotionV2 = {"motion_v2", kMotionV2Names};
+
+template <const MotionKind& K>
+class MotionOf final : public Motion {
+ public:
+  using Params = MotionOptions;
+  static const OptionTable<Params>& options() {
+    static const OptionTable<Params> t = motion_options(!K.names.debug.empty());
+    return t;
+  }
+  MotionOf(const Params& p, const Options& o) : Motion(K.feature, K.names, p, o) {}
+};
 
 }  // namespace
 
@@ -217,12 +227,10 @@ MotionWindow motion_window_scores(std::span<const double> sad, const MotionParam
 const FeatureSpec& motion_feature_spec() {
   static const FeatureSpec spec{
       .name = "motion",
-      .options = motion_options(true),
+      .options = MotionOf<kMotion>::options().specs(),
       .provided = {kMotionNames.sad, kMotionNames.debug, kMotionNames.motion2,
                    kMotionNames.motion3},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<Motion>("motion", kMotionNames, o));
-      },
+      .create = create_with<MotionOf<kMotion>>,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_motion_twin,
 #endif
@@ -233,12 +241,9 @@ const FeatureSpec& motion_feature_spec() {
 const FeatureSpec& motion_v2_feature_spec() {
   static const FeatureSpec spec{
       .name = "motion_v2",
-      .options = motion_options(false),
+      .options = MotionOf<kMotionV2>::options().specs(),
       .provided = {kMotionV2Names.sad, kMotionV2Names.motion2, kMotionV2Names.motion3},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(
-            std::make_unique<Motion>("motion_v2", kMotionV2Names, o));
-      },
+      .create = create_with<MotionOf<kMotionV2>>,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_motion_twin,
 #endif

@@ -90,8 +90,18 @@ uint64_t motion_sad_ref(const PlaneView& prev, const PlaneView& cur, int bpc);
 // Highway SIMD (motion_simd.cpp), dispatched to the best target base/simd.h
 // allows; equal to motion_sad_ref on every input and target (tests/simd).
 uint64_t motion_sad_simd(const PlaneView& prev, const PlaneView& cur, int bpc);
-// What compute() runs: SIMD when simd_enabled(), else the reference.
-uint64_t motion_sad(const PlaneView& prev, const PlaneView& cur, int bpc);
+
+// The CPU kernels compute() runs (dav1d's dsp table). motion_dsp_init fills
+// the reference entries, then upgrades them to the Highway ones when
+// base/simd.h allows SIMD (this CPU and --cpumask at the time of the
+// fill); a Highway entry dispatches each call to the best target allowed.
+// Adding a kernel: a member here and an entry in each table.
+struct MotionDsp {
+  uint64_t (*sad)(const PlaneView& prev, const PlaneView& cur, int bpc);
+};
+const MotionDsp& motion_dsp_ref();     // motion_ref.cpp
+const MotionDsp& motion_dsp_simd();    // motion_simd.cpp
+void motion_dsp_init(MotionDsp& dsp);  // motion_simd.cpp
 
 // finish: motion_sad of frame `index` of a w x h stream from its SAD.
 double motion_sad_score(unsigned index, uint64_t sad, int w, int h, const MotionParams& p);

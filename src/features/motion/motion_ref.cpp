@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "base/hd_math.h"
-#include "base/simd.h"
 #include "features/motion/motion.h"
 
 namespace twinmaf {
@@ -68,8 +67,9 @@ uint64_t motion_sad_ref(const PlaneView& prev, const PlaneView& cur, int bpc) {
                  : blurred_diff_sad<uint8_t>(prev, cur, bpc);
 }
 
-uint64_t motion_sad(const PlaneView& prev, const PlaneView& cur, int bpc) {
-  return simd_enabled() ? motion_sad_simd(prev, cur, bpc) : motion_sad_ref(prev, cur, bpc);
+const MotionDsp& motion_dsp_ref() {
+  static constexpr MotionDsp k{&motion_sad_ref};
+  return k;
 }
 
 }  // namespace twinmaf

@@ -24,17 +24,13 @@
 #include <vector>
 
 #include "base/hd_math.h"
+#include "base/simd.h"
+#include "base/simd_kernel.h"
 #include "features/motion/motion.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace twinmaf {
-namespace HWY_NAMESPACE {
-// HWY_SCALAR (one lane, the x86-64 static target) is never dispatched to
-// (base/simd.h): it runs the reference.
-#if HWY_TARGET != HWY_SCALAR
+TWINMAF_SIMD_BEGIN
+#if TWINMAF_SIMD_KERNELS
 namespace {
-
-namespace hn = hwy::HWY_NAMESPACE;
 
 #include "base/simd_madd-inl.h"
 
@@ -152,7 +148,7 @@ uint64_t sad(const PlaneView& prev, const PlaneView& cur, int bpc) {
 #endif
 
 uint64_t SadSimd(const PlaneView& prev, const PlaneView& cur, int bpc) {
-#if HWY_TARGET == HWY_SCALAR
+#if !TWINMAF_SIMD_KERNELS
   return motion_sad_ref(prev, cur, bpc);
 #else
   if (static_cast<size_t>(cur.w) < hwy::HWY_NAMESPACE::Lanes(DI())) return motion_sad_ref(prev, cur, bpc);
@@ -160,9 +156,7 @@ uint64_t SadSimd(const PlaneView& prev, const PlaneView& cur, int bpc) {
 #endif
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace twinmaf
-HWY_AFTER_NAMESPACE();
+TWINMAF_SIMD_END
 
 #if HWY_ONCE
 namespace twinmaf {
@@ -171,6 +165,16 @@ HWY_EXPORT(SadSimd);
 
 uint64_t motion_sad_simd(const PlaneView& prev, const PlaneView& cur, int bpc) {
   return HWY_DYNAMIC_DISPATCH(SadSimd)(prev, cur, bpc);
+}
+
+const MotionDsp& motion_dsp_simd() {
+  static constexpr MotionDsp k{&motion_sad_simd};
+  return k;
+}
+
+void motion_dsp_init(MotionDsp& dsp) {
+  dsp = motion_dsp_ref();
+  if (simd_enabled()) dsp = motion_dsp_simd();
 }
 
 }  // namespace twinmaf

@@ -3,6 +3,8 @@
 #include <cfloat>
 #include <cmath>
 
+#include "features/create_with.h"
+
 namespace twinmaf {
 
 namespace {
@@ -16,19 +18,31 @@ constexpr const char* kPsnrName[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
 constexpr const char* kMseName[3] = {"mse_y", "mse_cb", "mse_cr"};
 constexpr const char* kApsnrName[3] = {"apsnr_y", "apsnr_cb", "apsnr_cr"};
 
+struct PsnrParams {
+  bool enable_chroma;
+  bool enable_mse;
+  bool enable_apsnr;
+  bool reduced_hbd_peak;
+  double min_sse;
+};
+
 class Psnr final : public Extractor {
  public:
-  explicit Psnr(const Options& o)
-      : enable_chroma_(o.get_bool("enable_chroma")),
-        enable_mse_(o.get_bool("enable_mse")),
-        enable_apsnr_(o.get_bool("enable_apsnr")),
-        reduced_hbd_peak_(o.get_bool("reduced_hbd_peak")),
-        min_sse_(o.get_double("min_sse")) {}
+  using Params = PsnrParams;
+  static const OptionTable<Params>& options();
+
+  explicit Psnr(const Params& p)
+      : enable_chroma_(p.enable_chroma),
+        enable_mse_(p.enable_mse),
+        enable_apsnr_(p.enable_apsnr),
+        reduced_hbd_peak_(p.reduced_hbd_peak),
+        min_sse_(p.min_sse) {}
 
   int planes() const { return enable_chroma_ ? 3 : 1; }
 
   Status init(const VideoFormat& fmt) override {
     fmt_ = fmt;
+    psnr_dsp_init(dsp_);
     const unsigned bpc = static_cast<unsigned>(fmt.bpc);
     peak_ = reduced_hbd_peak_ ? 255u << (bpc - 8) : (1u << bpc) - 1;
     if (fmt.fmt == PixFmt::k400) enable_chroma_ = false;
@@ -63,7 +77,7 @@ class Psnr final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<PsnrTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    psnr_sse(*in.ref, *in.dis, planes(), down_cast<PsnrTerms&>(terms));
+    psnr_sse(dsp_, *in.ref, *in.dis, planes(), down_cast<PsnrTerms&>(terms));
     return ok_status();
   }
 
@@ -109,11 +123,29 @@ class Psnr final : public Extractor {
   bool reduced_hbd_peak_;
   double min_sse_;
   VideoFormat fmt_;
+  PsnrDsp dsp_ = psnr_dsp_ref();  // chosen by init
   uint32_t peak_ = 0;
   double psnr_max_[3] = {};
   uint64_t apsnr_sse_[3] = {};
   uint64_t apsnr_pixels_[3] = {};
 };
+
+const OptionTable<PsnrParams>& Psnr::options() {
+  using P = PsnrParams;
+  static const OptionTable<P> t{
+      Opt{.name = "enable_chroma", .member = &P::enable_chroma, .default_value = true,
+          .help = "enable calculation for chroma channels"},
+      Opt{.name = "enable_mse", .member = &P::enable_mse, .default_value = false,
+          .help = "enable MSE calculation"},
+      Opt{.name = "enable_apsnr", .member = &P::enable_apsnr, .default_value = false,
+          .help = "enable APSNR calculation"},
+      Opt{.name = "reduced_hbd_peak", .member = &P::reduced_hbd_peak, .default_value = false,
+          .help = "reduce hbd peak value to align with scaled 8-bit content"},
+      Opt{.name = "min_sse", .member = &P::min_sse, .default_value = 0.0, .min = 0.0, .max = DBL_MAX,
+          .help = "constrain the minimum possible sse"},
+  };
+  return t;
+}
 
 }  // namespace
 
@@ -122,23 +154,9 @@ int psnr_planes(const Extractor& configured) { return down_cast<const Psnr&>(con
 const FeatureSpec& psnr_feature_spec() {
   static const FeatureSpec spec{
       .name = "psnr",
-      .options =
-          {
-              {.name = "enable_chroma", .type = OptType::kBool, .default_value = true,
-               .help = "enable calculation for chroma channels"},
-              {.name = "enable_mse", .type = OptType::kBool, .default_value = false,
-               .help = "enable MSE calculation"},
-              {.name = "enable_apsnr", .type = OptType::kBool, .default_value = false,
-               .help = "enable APSNR calculation"},
-              {.name = "reduced_hbd_peak", .type = OptType::kBool, .default_value = false,
-               .help = "reduce hbd peak value to align with scaled 8-bit content"},
-              {.name = "min_sse", .type = OptType::kDouble, .default_value = 0.0, .min = 0.0,
-               .max = DBL_MAX, .help = "constrain the minimum possible sse"},
-          },
+      .options = Psnr::options().specs(),
       .provided = {"psnr_y", "psnr_cb", "psnr_cr"},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<Psnr>(o));
-      },
+      .create = create_with<Psnr>,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_psnr_twin,
 #endif

@@ -37,10 +37,21 @@ struct PsnrTerms final : FrameTermsOf<PsnrTerms> {
 uint64_t psnr_plane_sse_ref(const PlaneView& a, const PlaneView& b, int bpc);
 uint64_t psnr_plane_sse_simd(const PlaneView& a, const PlaneView& b, int bpc);
 
-// SSE of the first `planes` planes: on the reference, and what compute()
-// runs (SIMD when simd_enabled(), else the reference).
+// The CPU kernels compute() runs (dav1d's dsp table). psnr_dsp_init fills
+// the reference entries, then upgrades them to the Highway ones when
+// base/simd.h allows SIMD (this CPU and --cpumask at the time of the
+// fill); a Highway entry dispatches each call to the best target allowed.
+struct PsnrDsp {
+  uint64_t (*plane_sse)(const PlaneView& a, const PlaneView& b, int bpc);
+};
+const PsnrDsp& psnr_dsp_ref();     // psnr_ref.cpp
+const PsnrDsp& psnr_dsp_simd();    // psnr_simd.cpp
+void psnr_dsp_init(PsnrDsp& dsp);  // psnr_simd.cpp
+
+// SSE of the first `planes` planes with the kernels of `dsp` (psnr_sse_ref:
+// the reference's).
+void psnr_sse(const PsnrDsp& dsp, const Picture& ref, const Picture& dis, int planes, PsnrTerms& out);
 void psnr_sse_ref(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out);
-void psnr_sse(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out);
 
 const FeatureSpec& psnr_feature_spec();
 

@@ -1,7 +1,6 @@
 // psnr CPU reference: per-plane SSE. Contract: psnr.h.
 #include <cstdlib>
 
-#include "base/simd.h"
 #include "features/psnr/psnr.h"
 
 namespace twinmaf {
@@ -33,14 +32,17 @@ uint64_t psnr_plane_sse_ref(const PlaneView& a, const PlaneView& b, int bpc) {
   return bpc > 8 ? plane_sse<uint16_t, uint64_t>(a, b) : plane_sse<uint8_t, uint32_t>(a, b);
 }
 
-void psnr_sse_ref(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out) {
-  for (int p = 0; p < planes; ++p)
-    out.sse[p] = psnr_plane_sse_ref(ref.plane(p), dis.plane(p), ref.format().bpc);
+const PsnrDsp& psnr_dsp_ref() {
+  static constexpr PsnrDsp k{&psnr_plane_sse_ref};
+  return k;
 }
 
-void psnr_sse(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out) {
-  const auto sse = simd_enabled() ? &psnr_plane_sse_simd : &psnr_plane_sse_ref;
-  for (int p = 0; p < planes; ++p) out.sse[p] = sse(ref.plane(p), dis.plane(p), ref.format().bpc);
+void psnr_sse(const PsnrDsp& dsp, const Picture& ref, const Picture& dis, int planes, PsnrTerms& out) {
+  for (int p = 0; p < planes; ++p) out.sse[p] = dsp.plane_sse(ref.plane(p), dis.plane(p), ref.format().bpc);
+}
+
+void psnr_sse_ref(const Picture& ref, const Picture& dis, int planes, PsnrTerms& out) {
+  psnr_sse(psnr_dsp_ref(), ref, dis, planes, out);
 }
 
 }  // namespace twinmaf

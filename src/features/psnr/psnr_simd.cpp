@@ -13,14 +13,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/simd.h"
+#include "base/simd_kernel.h"
 #include "features/psnr/psnr.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace twinmaf {
-namespace HWY_NAMESPACE {
+TWINMAF_SIMD_BEGIN
 namespace {
-
-namespace hn = hwy::HWY_NAMESPACE;
 
 template <typename T>
 uint64_t sse(const PlaneView& a, const PlaneView& b) {
@@ -59,9 +57,7 @@ uint64_t SseSimd(const PlaneView& a, const PlaneView& b, int bpc) {
   return bpc > 8 ? sse<uint16_t>(a, b) : sse<uint8_t>(a, b);
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace twinmaf
-HWY_AFTER_NAMESPACE();
+TWINMAF_SIMD_END
 
 #if HWY_ONCE
 namespace twinmaf {
@@ -70,6 +66,16 @@ HWY_EXPORT(SseSimd);
 
 uint64_t psnr_plane_sse_simd(const PlaneView& a, const PlaneView& b, int bpc) {
   return HWY_DYNAMIC_DISPATCH(SseSimd)(a, b, bpc);
+}
+
+const PsnrDsp& psnr_dsp_simd() {
+  static constexpr PsnrDsp k{&psnr_plane_sse_simd};
+  return k;
+}
+
+void psnr_dsp_init(PsnrDsp& dsp) {
+  dsp = psnr_dsp_ref();
+  if (simd_enabled()) dsp = psnr_dsp_simd();
 }
 
 }  // namespace twinmaf

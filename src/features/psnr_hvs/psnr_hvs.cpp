@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "base/ordered_sum.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -167,9 +168,7 @@ const FeatureSpec& psnr_hvs_feature_spec() {
       .name = "psnr_hvs",
       .options = {},
       .provided = {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"},
-      .create = [](const Options&) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<PsnrHvs>());
-      },
+      .create = create_with<PsnrHvs>,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_psnr_hvs_twin,
 #endif

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "base/hd_math.h"
-#include "base/simd.h"
 #include "features/common/float_filter.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -28,64 +28,49 @@ constexpr const char* kTemporalName = "Speed_temporal_feature_speed_temporal_sco
 
 // libvmaf's two tables share these six options (names, aliases, defaults,
 // ranges, all feature parameters).
-std::vector<OptionSpec> speed_options(bool chroma) {
-  std::vector<OptionSpec> t = {
-      {.name = "speed_kernelscale", .alias = "ks", .type = OptType::kDouble, .default_value = 1.0,
-       .min = 0.1, .max = 4.0, .feature_param = true,
-       .help = "Gaussian kernel scale (2 doubles the standard deviation and the kernel size); "
-               "one of libvmaf's 21 accepted values"},
-      {.name = "speed_prescale", .alias = "ps", .type = OptType::kDouble, .default_value = 1.0,
-       .min = 0.1, .max = 4.0, .feature_param = true,
-       .help = "resize factor applied to each side before filtering (2 doubles them)"},
-      {.name = "speed_prescale_method", .alias = "psm", .type = OptType::kString,
-       .default_value = std::string("nearest"), .feature_param = true,
-       .help = "resampler for speed_prescale: nearest, bilinear, bicubic or lanczos4"},
-      {.name = "speed_sigma_nn", .alias = "snn", .type = OptType::kDouble, .default_value = 0.29,
-       .min = 0.1, .max = 2.0, .feature_param = true,
-       .help = "standard deviation of the neural noise"},
-      {.name = "speed_nn_floor", .alias = "nnf", .type = OptType::kDouble, .default_value = 0.0,
-       .min = 0.0, .max = 1.0, .feature_param = true,
-       .help = "neural noise floor, as a fraction of speed_sigma_nn"},
-      {.name = "speed_max_val", .alias = "mxv", .type = OptType::kDouble, .default_value = 1000.0,
-       .min = 0.0, .max = 1000.0, .feature_param = true,
-       .help = chroma ? "upper clip for the scores"
-                      : "upper clip for the score (libvmaf's speed_temporal accepts it but does "
-                        "not apply it; it only renames the output)"},
+OptionTable<SpeedParams> speed_options(bool chroma) {
+  using P = SpeedParams;
+  OptionTable<P> t{
+      Opt{.name = "speed_kernelscale", .alias = "ks", .member = &P::kernelscale, .default_value = 1.0, .min = 0.1,
+          .max = 4.0, .feature_param = true,
+          .help = "Gaussian kernel scale (2 doubles the standard deviation and the kernel size); "
+                  "one of libvmaf's 21 accepted values"},
+      Opt{.name = "speed_prescale", .alias = "ps", .member = &P::prescale, .default_value = 1.0, .min = 0.1,
+          .max = 4.0, .feature_param = true,
+          .help = "resize factor applied to each side before filtering (2 doubles them)"},
+      // A name other than the four is refused at creation (libvmaf logs it and
+      // then crashes on its unallocated buffers).
+      Opt{.name = "speed_prescale_method", .alias = "psm", .member = &P::prescale_method,
+          .default_value = ResampleMethod::kNearest, .feature_param = true,
+          .help = "resampler for speed_prescale: nearest, bilinear, bicubic or lanczos4"},
+      Opt{.name = "speed_sigma_nn", .alias = "snn", .member = &P::sigma_nn, .default_value = 0.29, .min = 0.1,
+          .max = 2.0, .feature_param = true, .help = "standard deviation of the neural noise"},
+      Opt{.name = "speed_nn_floor", .alias = "nnf", .member = &P::nn_floor, .default_value = 0.0, .min = 0.0,
+          .max = 1.0, .feature_param = true, .help = "neural noise floor, as a fraction of speed_sigma_nn"},
+      Opt{.name = "speed_max_val", .alias = "mxv", .member = &P::max_val, .default_value = 1000.0, .min = 0.0,
+          .max = 1000.0, .feature_param = true,
+          .help = chroma ? "upper clip for the scores"
+                         : "upper clip for the score (libvmaf's speed_temporal accepts it but does "
+                           "not apply it; it only renames the output)"},
   };
   if (chroma)
-    t.push_back({.name = "speed_weight_var_mode", .alias = "wvm", .type = OptType::kInt,
-                 .default_value = 0, .min = 0, .max = 6, .feature_param = true,
-                 .help = "which variances weight the two entropies (0..6)"});
+    t.add(Opt{.name = "speed_weight_var_mode", .alias = "wvm", .member = &P::weight_var_mode, .default_value = 0,
+              .min = 0, .max = 6, .feature_param = true,
+              .help = "which variances weight the two entropies (0..6)"});
   else
-    t.push_back({.name = "speed_use_ref_diff", .alias = "urd", .type = OptType::kBool,
-                 .default_value = false, .feature_param = true,
-                 .help = "difference the distorted frame against the current reference frame"});
+    t.add(Opt{.name = "speed_use_ref_diff", .alias = "urd", .member = &P::use_ref_diff, .default_value = false,
+              .feature_param = true,
+              .help = "difference the distorted frame against the current reference frame"});
   return t;
 }
 
-Result<SpeedParams> params_from(std::string_view feature, const Options& o, bool chroma) {
-  SpeedParams p;
-  p.kernelscale = o.get_double("speed_kernelscale");
-  p.prescale = o.get_double("speed_prescale");
-  p.sigma_nn = o.get_double("speed_sigma_nn");
-  p.nn_floor = o.get_double("speed_nn_floor");
-  p.max_val = o.get_double("speed_max_val");
-  if (chroma)
-    p.weight_var_mode = o.get_int("speed_weight_var_mode");
-  else
-    p.use_ref_diff = o.get_bool("speed_use_ref_diff");
-  const std::string& method = o.get_string("speed_prescale_method");
-  const std::optional<ResampleMethod> m = parse_resample_method(method);
-  // libvmaf logs these two and then crashes on its unallocated buffers.
-  if (!m)
-    TWINMAF_FAIL(kInvalidArgument, "{}: speed_prescale_method '{}' is not one of {}", feature,
-                 method, kResampleMethodNames);
-  p.prescale_method = *m;
+// libvmaf logs this and then crashes on its unallocated buffers.
+Status check_kernelscale(std::string_view feature, const SpeedParams& p) {
   if (!kernelscale_is_valid(static_cast<float>(p.kernelscale)))
     TWINMAF_FAIL(kInvalidArgument,
                  "{}: speed_kernelscale {} is not one of libvmaf's ({}, within 1e-3)", feature,
                  format_g(p.kernelscale), kernelscales_text());
-  return p;
+  return ok_status();
 }
 
 // libvmaf's picture_copy divisor (features/common/float_picture.h); it reads
@@ -155,19 +140,21 @@ class SpeedExtractor : public Extractor {
   const SpeedKernelParams& kernels() const { return kp_; }
 
  protected:
-  // finish() takes settle()'s values or the terms: null when `terms` are
-  // already settled, else their settled values.
-  std::unique_ptr<FrameTerms> settled_or_settle(const FrameTerms& terms) const {
-    return dynamic_cast<const SpeedSettled*>(&terms) ? nullptr : settle(terms);
-  }
-
   SpeedParams p_;
   SpeedKernelParams kp_;
+  SpeedDsp dsp_ = speed_dsp_ref();  // chosen by init
 };
 
 class SpeedChroma final : public SpeedExtractor {
  public:
-  SpeedChroma(const Options& o, const SpeedParams& p) : SpeedExtractor(p) {
+  using Params = SpeedParams;
+  static const OptionTable<Params>& options() {
+    static const OptionTable<Params> t = speed_options(true);
+    return t;
+  }
+  static Status check(const Params& p) { return check_kernelscale("speed_chroma", p); }
+
+  SpeedChroma(const Params& p, const Options& o) : SpeedExtractor(p) {
     for (int i = 0; i < 3; ++i) names_[i] = o.feature_name(kChromaNames[i]);
   }
 
@@ -176,6 +163,7 @@ class SpeedChroma final : public SpeedExtractor {
       TWINMAF_FAIL(kUnsupported, "speed_chroma: pixel format 400 is not supported (needs chroma)");
     TWINMAF_ASSIGN_OR_RETURN(kp_, kernel_params("speed_chroma", "chroma plane", fmt.plane_w(1),
                                                 fmt.plane_h(1), fmt.bpc, p_));
+    speed_dsp_init(dsp_);
     return ok_status();
   }
 
@@ -186,12 +174,12 @@ class SpeedChroma final : public SpeedExtractor {
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
     auto& t = down_cast<SpeedChromaTerms&>(terms);
-    const auto band = simd_enabled() ? &speed_band_simd : &speed_band_ref;
+    const auto band = dsp_.band;
     for (int c = 0; c < 2; ++c) {
       band(kp_, in.ref->plane(1 + c), t.image[2 * c].band);
       band(kp_, in.dis->plane(1 + c), t.image[2 * c + 1].band);
     }
-    for (SpeedImageTerms& image : t.image) speed_image_terms(kp_.g, image);
+    for (SpeedImageTerms& image : t.image) speed_image_terms(dsp_, kp_.g, image);
     return ok_status();
   }
 
@@ -207,8 +195,7 @@ class SpeedChroma final : public SpeedExtractor {
   }
 
   Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
-    const std::unique_ptr<FrameTerms> own = settled_or_settle(terms);
-    const auto& s = down_cast<const SpeedSettled&>(own ? *own : terms);
+    const auto& s = down_cast<const SpeedSettled&>(terms);
     for (int i = 0; i < 3; ++i) TWINMAF_RETURN_IF_ERROR(out.append(names_[i], index, s.value[size_t(i)]));
     return ok_status();
   }
@@ -219,7 +206,14 @@ class SpeedChroma final : public SpeedExtractor {
 
 class SpeedTemporal final : public SpeedExtractor {
  public:
-  SpeedTemporal(const Options& o, const SpeedParams& p)
+  using Params = SpeedParams;
+  static const OptionTable<Params>& options() {
+    static const OptionTable<Params> t = speed_options(false);
+    return t;
+  }
+  static Status check(const Params& p) { return check_kernelscale("speed_temporal", p); }
+
+  SpeedTemporal(const Params& p, const Options& o)
       : SpeedExtractor(p), name_(o.feature_name(kTemporalName)) {}
 
   Status init(const VideoFormat& fmt) override {
@@ -233,6 +227,7 @@ class SpeedTemporal final : public SpeedExtractor {
                    "buffers hold {} rows (it overruns them and crashes), so at most {} rows are "
                    "supported",
                    format_g(p_.prescale), fmt.h, kp_.g.scaled_h, fmt.h, fmt.h);
+    speed_dsp_init(dsp_);
     return ok_status();
   }
 
@@ -257,10 +252,10 @@ class SpeedTemporal final : public SpeedExtractor {
     if (!prev_ref || !prev_dis)
       TWINMAF_FAIL(kInternal, "speed_temporal: frame {} arrived without frame {}", in.index,
                    in.index - 1);
-    const auto band = simd_enabled() ? &speed_difference_band_simd : &speed_difference_band_ref;
+    const auto band = dsp_.difference_band;
     band(kp_, prev_ref->plane(0), in.ref->plane(0), t.image[0].band);
     band(kp_, prev_dis->plane(0), (p_.use_ref_diff ? in.ref : in.dis)->plane(0), t.image[1].band);
-    for (SpeedImageTerms& image : t.image) speed_image_terms(kp_.g, image);
+    for (SpeedImageTerms& image : t.image) speed_image_terms(dsp_, kp_.g, image);
     return ok_status();
   }
 
@@ -274,8 +269,7 @@ class SpeedTemporal final : public SpeedExtractor {
   }
 
   Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
-    const std::unique_ptr<FrameTerms> own = settled_or_settle(terms);
-    return out.append(name_, index, down_cast<const SpeedSettled&>(own ? *own : terms).value[0]);
+    return out.append(name_, index, down_cast<const SpeedSettled&>(terms).value[0]);
   }
 
  private:
@@ -367,12 +361,9 @@ bool SpeedImageTerms::operator==(const SpeedImageTerms& o) const {
 const FeatureSpec& speed_chroma_feature_spec() {
   static const FeatureSpec spec{
       .name = "speed_chroma",
-      .options = speed_options(true),
+      .options = SpeedChroma::options().specs(),
       .provided = {kChromaNames[0], kChromaNames[1], kChromaNames[2]},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        TWINMAF_ASSIGN_OR_RETURN(SpeedParams p, params_from("speed_chroma", o, true));
-        return std::unique_ptr<Extractor>(std::make_unique<SpeedChroma>(o, p));
-      },
+      .create = create_with<SpeedChroma>,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_speed_chroma_twin,
 #endif
@@ -383,12 +374,9 @@ const FeatureSpec& speed_chroma_feature_spec() {
 const FeatureSpec& speed_temporal_feature_spec() {
   static const FeatureSpec spec{
       .name = "speed_temporal",
-      .options = speed_options(false),
+      .options = SpeedTemporal::options().specs(),
       .provided = {kTemporalName},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        TWINMAF_ASSIGN_OR_RETURN(SpeedParams p, params_from("speed_temporal", o, false));
-        return std::unique_ptr<Extractor>(std::make_unique<SpeedTemporal>(o, p));
-      },
+      .create = create_with<SpeedTemporal>,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_speed_temporal_twin,
 #endif

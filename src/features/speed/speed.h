@@ -236,7 +236,7 @@ void speed_band_from_small(const SpeedKernelParams& kp, const float* small, Spee
 // SIMD kernels (speed_simd.cpp, Highway): the bands of the references bit for
 // bit (tests/simd). Stages 1-3 are vectorised (only the scaled rows the
 // anti-alias pass reads are resampled); a resampling lanczos4 prescale runs
-// the reference. compute() runs them when simd_enabled().
+// the reference.
 void speed_band_simd(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band);
 void speed_difference_band_simd(const SpeedKernelParams& kp, const PlaneView& prev,
                                 const PlaneView& cur, SpeedBand& band);
@@ -263,8 +263,24 @@ void speed_shifted_sums_simd(const SpeedGeometry& g, const float* band, float* s
 // (tests/simd).
 void speed_covariance_sums_ref(const SpeedGeometry& g, const float* band, const float* mean, double* acc);
 void speed_covariance_sums_simd(const SpeedGeometry& g, const float* band, const float* mean, double* acc);
-// The means and covariance sums of one band (SIMD where enabled).
-void speed_band_sums(const SpeedGeometry& g, const SpeedBand& band, SpeedSums& sums);
+
+// The CPU kernels compute() runs (dav1d's dsp table). speed_dsp_init fills
+// the reference entries, then upgrades them to the Highway ones when
+// base/simd.h allows SIMD (this CPU and --cpumask at the time of the
+// fill); a Highway entry dispatches each call to the best target allowed.
+struct SpeedDsp {
+  void (*band)(const SpeedKernelParams& kp, const PlaneView& plane, SpeedBand& band);
+  void (*difference_band)(const SpeedKernelParams& kp, const PlaneView& prev, const PlaneView& cur,
+                          SpeedBand& band);
+  void (*shifted_sums)(const SpeedGeometry& g, const float* band, float* sum);
+  void (*covariance_sums)(const SpeedGeometry& g, const float* band, const float* mean, double* acc);
+};
+const SpeedDsp& speed_dsp_ref();     // speed_ref.cpp
+const SpeedDsp& speed_dsp_simd();    // speed_simd.cpp
+void speed_dsp_init(SpeedDsp& dsp);  // speed_simd.cpp
+
+// The means and covariance sums of one band, on the kernels of `dsp`.
+void speed_band_sums(const SpeedDsp& dsp, const SpeedGeometry& g, const SpeedBand& band, SpeedSums& sums);
 // K from the sums: speed_covariance_entry for every entry.
 SpeedMatrix speed_covariance_matrix(const SpeedGeometry& g, const SpeedSums& sums);
 // K's QR factors: the reflections in libvmaf's order, each product entry
@@ -277,7 +293,7 @@ void speed_qr(const SpeedMatrix& k, SpeedFactors& f);
 void speed_block_variances(const SpeedGeometry& g, SpeedImageTerms& image);
 // What the CPU extractors' compute() stores beside a band: its sums,
 // factors and variances.
-void speed_image_terms(const SpeedGeometry& g, SpeedImageTerms& image);
+void speed_image_terms(const SpeedDsp& dsp, const SpeedGeometry& g, SpeedImageTerms& image);
 // get_speed_score of two images' statistics.
 float speed_blocks_score(const SpeedBlockStats& ref, const SpeedBlockStats& dis, float sigma_nn,
                          float nn_floor, int weight_var_mode);

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <vector>
 
-#include "base/simd.h"
 #include "features/speed/speed.h"
 
 namespace twinmaf {
@@ -251,12 +250,11 @@ void speed_covariance_sums_ref(const SpeedGeometry& g, const float* band, const 
   }
 }
 
-void speed_band_sums(const SpeedGeometry& g, const SpeedBand& band, SpeedSums& sums) {
-  const bool simd = simd_enabled();
+void speed_band_sums(const SpeedDsp& dsp, const SpeedGeometry& g, const SpeedBand& band, SpeedSums& sums) {
   std::array<float, kN> mean{};
-  (simd ? speed_shifted_sums_simd : speed_shifted_sums_ref)(g, band.data(), mean.data());
+  dsp.shifted_sums(g, band.data(), mean.data());
   for (float& m : mean) m = speed_shifted_mean(m, g.trunc_w, g.trunc_h);
-  (simd ? speed_covariance_sums_simd : speed_covariance_sums_ref)(g, band.data(), mean.data(), sums.data());
+  dsp.covariance_sums(g, band.data(), mean.data(), sums.data());
 }
 
 SpeedMatrix speed_covariance_matrix(const SpeedGeometry& g, const SpeedSums& sums) {
@@ -341,8 +339,8 @@ void speed_block_variances(const SpeedGeometry& g, SpeedImageTerms& image) {
     }
 }
 
-void speed_image_terms(const SpeedGeometry& g, SpeedImageTerms& image) {
-  speed_band_sums(g, image.band, image.sums);
+void speed_image_terms(const SpeedDsp& dsp, const SpeedGeometry& g, SpeedImageTerms& image) {
+  speed_band_sums(dsp, g, image.band, image.sums);
   speed_qr(speed_covariance_matrix(g, image.sums), image.factors);
   speed_block_variances(g, image);
 }

@@ -27,13 +27,10 @@
 #include <cstddef>
 #include <vector>
 
+#include "base/simd_kernel.h"
 #include "features/speed/speed.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace twinmaf {
-namespace HWY_NAMESPACE {
-
-namespace hn = hwy::HWY_NAMESPACE;
+TWINMAF_SIMD_BEGIN
 
 void ShiftedSumsSimd(const SpeedGeometry& g, const float* band, float* sum) {
   constexpr int kN = kSpeedBlockSamples;
@@ -122,9 +119,7 @@ void CovarianceSumsSimd(const SpeedGeometry& g, const float* band, const float* 
     for (int b = 0; b <= a; ++b) *acc++ = sums[start[a] + size_t(b)];
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace twinmaf
-HWY_AFTER_NAMESPACE();
+TWINMAF_SIMD_END
 
 #if HWY_ONCE
 namespace twinmaf {

@@ -121,4 +121,10 @@ void speed_difference_band_ref(const SpeedKernelParams& kp, const PlaneView& pre
     band_of(kp, DifferenceRows<uint16_t>{prev, cur, kp.sample_divisor}, band);
 }
 
+const SpeedDsp& speed_dsp_ref() {
+  static constexpr SpeedDsp k{&speed_band_ref, &speed_difference_band_ref, &speed_shifted_sums_ref,
+                              &speed_covariance_sums_ref};
+  return k;
+}
+
 }  // namespace twinmaf

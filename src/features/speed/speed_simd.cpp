@@ -54,16 +54,14 @@
 #include <vector>
 
 #include "base/hd_math.h"
+#include "base/simd.h"
+#include "base/simd_kernel.h"
 #include "features/common/float_filter.h"
 #include "features/common/float_picture.h"
 #include "features/speed/speed.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace twinmaf {
-namespace HWY_NAMESPACE {
+TWINMAF_SIMD_BEGIN
 namespace {
-
-namespace hn = hwy::HWY_NAMESPACE;
 
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
@@ -407,9 +405,7 @@ void SmallSimd(const SpeedKernelParams& kp, SpeedSource source, const PlaneView&
   }
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace twinmaf
-HWY_AFTER_NAMESPACE();
+TWINMAF_SIMD_END
 
 #if HWY_ONCE
 namespace twinmaf {
@@ -438,6 +434,18 @@ void speed_band_simd(const SpeedKernelParams& kp, const PlaneView& plane, SpeedB
 void speed_difference_band_simd(const SpeedKernelParams& kp, const PlaneView& prev, const PlaneView& cur,
                                 SpeedBand& band) {
   if (!band_simd(kp, prev, &cur, band)) speed_difference_band_ref(kp, prev, cur, band);
+}
+
+// The est_params sums' kernels are speed_finish_simd.cpp's.
+const SpeedDsp& speed_dsp_simd() {
+  static constexpr SpeedDsp k{&speed_band_simd, &speed_difference_band_simd, &speed_shifted_sums_simd,
+                              &speed_covariance_sums_simd};
+  return k;
+}
+
+void speed_dsp_init(SpeedDsp& dsp) {
+  dsp = speed_dsp_ref();
+  if (simd_enabled()) dsp = speed_dsp_simd();
 }
 
 }  // namespace twinmaf

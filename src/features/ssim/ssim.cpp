@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/hd_math.h"
+#include "features/create_with.h"
 
 namespace twinmaf {
 
@@ -25,27 +26,43 @@ Status check_depth(std::string_view feature, int bpc) {
 }
 
 // The options both features share (libvmaf's names and defaults; none is a
-// feature parameter).
-OptionSpec enable_lcs_option() {
-  return {.name = "enable_lcs", .type = OptType::kBool, .default_value = false,
-          .help = "also output the mean luminance, contrast and structure terms"};
+// feature parameter): float_ms_ssim's whole table, float_ssim's first rows.
+struct SsimOptions {
+  bool enable_lcs;
+  bool enable_db;
+  bool clip_db;
+};
+
+const OptionTable<SsimOptions>& ssim_options() {
+  using P = SsimOptions;
+  static const OptionTable<P> t{
+      Opt{.name = "enable_lcs", .member = &P::enable_lcs, .default_value = false,
+          .help = "also output the mean luminance, contrast and structure terms"},
+      Opt{.name = "enable_db", .member = &P::enable_db, .default_value = false,
+          .help = "output the score in dB, -10*log10(1 - score)"},
+      Opt{.name = "clip_db", .member = &P::clip_db, .default_value = false,
+          .help = "cap dB scores at the dB of half a squared sample error over the picture"},
+  };
+  return t;
 }
-OptionSpec enable_db_option() {
-  return {.name = "enable_db", .type = OptType::kBool, .default_value = false,
-          .help = "output the score in dB, -10*log10(1 - score)"};
-}
-OptionSpec clip_db_option() {
-  return {.name = "clip_db", .type = OptType::kBool, .default_value = false,
-          .help = "cap dB scores at the dB of half a squared sample error over the picture"};
-}
+
+struct FloatSsimOptions : SsimOptions {
+  int scale;
+};
 
 class FloatSsim final : public Extractor {
  public:
-  explicit FloatSsim(const Options& o)
-      : enable_lcs_(o.get_bool("enable_lcs")),
-        enable_db_(o.get_bool("enable_db")),
-        clip_db_(o.get_bool("clip_db")),
-        scale_(o.get_int("scale")) {}
+  using Params = FloatSsimOptions;
+  static const OptionTable<Params>& options() {
+    static const OptionTable<Params> t{
+        ssim_options(),
+        Opt{.name = "scale", .member = &Params::scale, .default_value = 0, .min = 0, .max = kSsimMaxScale,
+            .help = "downscaling factor before SSIM: 0 picks one from the size, 1 keeps full size"}};
+    return t;
+  }
+
+  explicit FloatSsim(const Params& p)
+      : enable_lcs_(p.enable_lcs), enable_db_(p.enable_db), clip_db_(p.clip_db), scale_(p.scale) {}
 
   Status init(const VideoFormat& fmt) override {
     TWINMAF_RETURN_IF_ERROR(check_depth("float_ssim", fmt.bpc));
@@ -54,6 +71,7 @@ class FloatSsim final : public Extractor {
     w_ = factor_ > 1 ? ssim_decimated_size(fmt.w, factor_) : fmt.w;
     h_ = factor_ > 1 ? ssim_decimated_size(fmt.h, factor_) : fmt.h;
     max_db_ = ssim_max_db(clip_db_, fmt.bpc, fmt.w, fmt.h);
+    ssim_dsp_init(dsp_);
     return ok_status();
   }
 
@@ -61,7 +79,7 @@ class FloatSsim final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<FloatSsimTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    float_ssim_terms(in.ref->plane(0), in.dis->plane(0), bpc_, factor_, ssim_row_kernels(),
+    float_ssim_terms(in.ref->plane(0), in.dis->plane(0), bpc_, factor_, dsp_,
                      down_cast<FloatSsimTerms&>(terms).sums);
     return ok_status();
   }
@@ -86,12 +104,16 @@ class FloatSsim final : public Extractor {
   int factor_ = 1;
   int w_ = 0, h_ = 0;  // the image SSIM runs on
   double max_db_ = 0;
+  SsimRowKernels dsp_ = ssim_row_kernels_ref();  // chosen by init
 };
 
 class FloatMsSsim final : public Extractor {
  public:
-  explicit FloatMsSsim(const Options& o)
-      : enable_lcs_(o.get_bool("enable_lcs")), enable_db_(o.get_bool("enable_db")), clip_db_(o.get_bool("clip_db")) {}
+  using Params = SsimOptions;
+  static const OptionTable<Params>& options() { return ssim_options(); }
+
+  explicit FloatMsSsim(const Params& p)
+      : enable_lcs_(p.enable_lcs), enable_db_(p.enable_db), clip_db_(p.clip_db) {}
 
   Status init(const VideoFormat& fmt) override {
     TWINMAF_RETURN_IF_ERROR(check_depth("float_ms_ssim", fmt.bpc));
@@ -107,6 +129,7 @@ class FloatMsSsim final : public Extractor {
       h = ssim_decimated_size(h, 2);
     }
     max_db_ = ssim_max_db(clip_db_, fmt.bpc, fmt.w, fmt.h);
+    ssim_dsp_init(dsp_);
     return ok_status();
   }
 
@@ -114,7 +137,7 @@ class FloatMsSsim final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<FloatMsSsimTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    float_ms_ssim_terms(in.ref->plane(0), in.dis->plane(0), bpc_, ssim_row_kernels(),
+    float_ms_ssim_terms(in.ref->plane(0), in.dis->plane(0), bpc_, dsp_,
                         down_cast<FloatMsSsimTerms&>(terms).scale);
     return ok_status();
   }
@@ -149,6 +172,7 @@ class FloatMsSsim final : public Extractor {
   int bpc_ = 8;
   int w_[kMsSsimScales] = {}, h_[kMsSsimScales] = {};
   double max_db_ = 0;
+  SsimRowKernels dsp_ = ssim_row_kernels_ref();  // chosen by init
 };
 
 }  // namespace
@@ -195,13 +219,9 @@ double ssim_to_db(double score, double max_db) {
 const FeatureSpec& float_ssim_feature_spec() {
   static const FeatureSpec spec{
       .name = "float_ssim",
-      .options = {enable_lcs_option(), enable_db_option(), clip_db_option(),
-                  {.name = "scale", .type = OptType::kInt, .default_value = 0, .min = 0, .max = kSsimMaxScale,
-                   .help = "downscaling factor before SSIM: 0 picks one from the size, 1 keeps full size"}},
+      .options = FloatSsim::options().specs(),
       .provided = {"float_ssim"},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<FloatSsim>(o));
-      },
+      .create = create_with<FloatSsim>,
   };
   return spec;
 }
@@ -209,11 +229,9 @@ const FeatureSpec& float_ssim_feature_spec() {
 const FeatureSpec& float_ms_ssim_feature_spec() {
   static const FeatureSpec spec{
       .name = "float_ms_ssim",
-      .options = {enable_lcs_option(), enable_db_option(), clip_db_option()},
+      .options = FloatMsSsim::options().specs(),
       .provided = {"float_ms_ssim"},
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<FloatMsSsim>(o));
-      },
+      .create = create_with<FloatMsSsim>,
   };
   return spec;
 }

@@ -139,9 +139,10 @@ const SsimRowKernels& ssim_row_kernels_ref();
 // base/simd.h allows; equal to the reference on every input and target
 // (tests/simd).
 const SsimRowKernels& ssim_row_kernels_simd();
-// What the extractors run: SIMD when simd_enabled() (--cpumask), else the
-// reference.
-const SsimRowKernels& ssim_row_kernels();
+// dav1d's dsp_init (ssim_simd.cpp): the reference kernels, upgraded to the
+// Highway ones when base/simd.h allows SIMD (this CPU and --cpumask at the
+// time of the fill). The extractors fill their table in init and compute() runs it.
+void ssim_dsp_init(SsimRowKernels& dsp);
 
 // The luma plane as libvmaf's picture_copy converts it (bpc 8, 10, 12, 16).
 void ssim_load_ref(const PlaneView& plane, int bpc, float* out);

@@ -19,7 +19,6 @@
 #include <cstdlib>
 #include <vector>
 
-#include "base/simd.h"
 #include "features/ssim/ssim.h"
 
 #include "features/common/float_picture.h"
@@ -68,8 +67,6 @@ const SsimRowKernels& ssim_row_kernels_ref() {
   static constexpr SsimRowKernels k{weighted_sum_row_ref, pixel_terms_row_ref};
   return k;
 }
-
-const SsimRowKernels& ssim_row_kernels() { return simd_enabled() ? ssim_row_kernels_simd() : ssim_row_kernels_ref(); }
 
 void ssim_load_ref(const PlaneView& plane, int bpc, float* out) {
   float_picture_plane(plane, bpc, 0.0f, out, plane.w);  // no offset: x + 0.0f == x for x >= +0

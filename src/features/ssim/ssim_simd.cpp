@@ -26,15 +26,13 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "base/simd.h"
+#include "base/simd_kernel.h"
 #include "features/ssim/ssim.h"
 #include "features/ssim/ssim_math.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace twinmaf {
-namespace HWY_NAMESPACE {
+TWINMAF_SIMD_BEGIN
 namespace {
-
-namespace hn = hwy::HWY_NAMESPACE;
 
 #include "features/ssim/ssim_pixel-inl.h"
 
@@ -147,9 +145,7 @@ void SsimPixelTermsRow(const float* mu1, const float* mu2, const float* xx, cons
   PixelTermsRow(mu1, mu2, xx, yy, xy, n, l, c, s);
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace twinmaf
-HWY_AFTER_NAMESPACE();
+TWINMAF_SIMD_END
 
 #if HWY_ONCE
 namespace twinmaf {
@@ -173,6 +169,11 @@ void pixel_terms_row_simd(const float* mu1, const float* mu2, const float* xx, c
 const SsimRowKernels& ssim_row_kernels_simd() {
   static constexpr SsimRowKernels k{weighted_sum_row_simd, pixel_terms_row_simd};
   return k;
+}
+
+void ssim_dsp_init(SsimRowKernels& dsp) {
+  dsp = ssim_row_kernels_ref();
+  if (simd_enabled()) dsp = ssim_row_kernels_simd();
 }
 
 }  // namespace twinmaf

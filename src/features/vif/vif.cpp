@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include "features/common/shared_rows.h"
+#include "features/create_with.h"
+
 namespace twinmaf {
 
 VifNumDen vif_num_den(const VifScaleSums& s) {
@@ -38,11 +41,17 @@ constexpr std::string_view kProvided[] = {
 constexpr int kNumProvided = static_cast<int>(std::size(kProvided));
 enum : int { kScore0 = 0, kVif = 4, kVifNum = 5, kVifDen = 6, kNumScale0 = 7 };
 
+// The kernels' parameters and the debug flag.
+struct VifOptions : VifParams {
+  bool debug = false;
+};
+
 class Vif final : public Extractor {
  public:
-  explicit Vif(const Options& o) : debug_(o.get_bool("debug")) {
-    params_.enhn_gain_limit = o.get_double("vif_enhn_gain_limit");
-    params_.skip_scale0 = o.get_bool("vif_skip_scale0");
+  using Params = VifOptions;
+  static const OptionTable<Params>& options();
+
+  Vif(const Params& p, const Options& o) : debug_(p.debug), params_(p) {
     for (int i = 0; i < kNumProvided; ++i) names_[i] = o.feature_name(kProvided[i]);
   }
 
@@ -56,6 +65,7 @@ class Vif final : public Extractor {
                    kVifMinSize, kVifMinSize, fmt.w, fmt.h);
     bpc_ = fmt.bpc;
     vif_log2_table();  // build the shared table before frames run concurrently
+    vif_dsp_init(dsp_);
     return ok_status();
   }
 
@@ -64,8 +74,7 @@ class Vif final : public Extractor {
   std::unique_ptr<FrameTerms> make_terms() const override { return std::make_unique<VifTerms>(); }
 
   Status compute(const FrameInput& in, FrameTerms& terms) const override {
-    vif_terms(in.ref->plane(0), in.dis->plane(0), bpc_, params_,
-                  down_cast<VifTerms&>(terms));
+    vif_terms_with(dsp_, in.ref->plane(0), in.dis->plane(0), bpc_, params_, down_cast<VifTerms&>(terms));
     return ok_status();
   }
 
@@ -110,9 +119,24 @@ class Vif final : public Extractor {
  private:
   bool debug_;
   VifParams params_;
+  VifKernels dsp_ = vif_dsp_ref();  // chosen by init
   int bpc_ = 8;
   std::string names_[kNumProvided];
 };
+
+const OptionTable<VifOptions>& Vif::options() {
+  using P = VifOptions;
+  static const OptionTable<P> t{
+      debug_output_row<P>(),
+      Opt{.name = "vif_enhn_gain_limit", .alias = "egl", .member = &P::enhn_gain_limit, .default_value = 100.0,
+          .min = 1.0, .max = 100.0, .feature_param = true,
+          .help = "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain "
+                  "is completely disabled"},
+      Opt{.name = "vif_skip_scale0", .alias = "ssclz", .member = &P::skip_scale0, .default_value = false,
+          .feature_param = true, .help = "when set, skip scale 0 calculations"},
+  };
+  return t;
+}
 
 }  // namespace
 
@@ -121,22 +145,9 @@ const VifParams& vif_params(const Extractor& configured) { return down_cast<cons
 const FeatureSpec& vif_feature_spec() {
   static const FeatureSpec spec{
       .name = "vif",
-      .options =
-          {
-              {.name = "debug", .type = OptType::kBool, .default_value = false,
-               .help = "debug mode: enable additional output"},
-              {.name = "vif_enhn_gain_limit", .alias = "egl", .type = OptType::kDouble,
-               .default_value = 100.0, .min = 1.0, .max = 100.0, .feature_param = true,
-               .help = "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain "
-                       "is completely disabled"},
-              {.name = "vif_skip_scale0", .alias = "ssclz", .type = OptType::kBool,
-               .default_value = false, .feature_param = true,
-               .help = "when set, skip scale 0 calculations"},
-          },
+      .options = Vif::options().specs(),
       .provided = std::vector<std::string_view>(std::begin(kProvided), std::end(kProvided)),
-      .create = [](const Options& o) -> Result<std::unique_ptr<Extractor>> {
-        return std::unique_ptr<Extractor>(std::make_unique<Vif>(o));
-      },
+      .create = create_with<Vif>,
 #if TWINMAF_HAVE_CUDA
       .cuda = &make_vif_twin,
 #endif

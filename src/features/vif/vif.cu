@@ -32,12 +32,11 @@
 // per-pixel step is vif_math.h's, with the host's log2 table. The terms are
 // integer sums: exact under atomics in any order.
 //
-// Cost (H200, Nsight Compute at 1080p 8-bit, one stream): scale 0 67 us,
-// scales 1-3 21 + 14 + 14 us; docs/gpu.md has the pipelined numbers. The
-// kernels are issue-bound (60-70 % of cycles): 17-tap sums of five
-// quantities per output and the per-pixel double division. The doubles run
-// on the FP64 pipe beside the integer work: uint64 horizontal sums measured
-// 10% slower per frame, uint64 vertical ones (16-bit samples) 5-10% slower.
+// Cost: the kernels are bound by their arithmetic (17-tap sums of five
+// quantities per output and the per-pixel double division), not by memory.
+// The wide moment sums are doubles, not uint64, so they run on the FP64 pipe
+// beside the integer work (docs/benchmarks.md, "vif kernels", has the
+// measurements behind both statements).
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -212,7 +211,10 @@ __device__ __forceinline__ void add_block_sums(const VifScaleSums& s, long long 
 }
 
 // Scale S of a frame: its statistic's sums (kStats) and, for S < 3, the next
-// scale's image. T is the sample type of this scale's image.
+// scale's image. T is the sample type of this scale's image. One kernel, and
+// so one long function: the tile's staging, both filter passes, the
+// statistic and the next scale's decimation share the shared-memory tile
+// they were loaded into, which split kernels would reload from global memory.
 template <typename T, int S, bool kStats, int kMinBlocks>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) vif_scale_kernel(const ScaleArgs a) {
   constexpr bool kSub = S < kVifScales - 1;

@@ -119,8 +119,7 @@ using VifStatisticFn = VifScaleSums (*)(const PlaneView& ref, const PlaneView& d
 VifScaleSums vif_statistic_ref(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
                                double egl, int row0, int row1);
 // Highway SIMD (vif_simd.cpp), dispatched to the best target simd.h allows;
-// equal to vif_statistic_ref on every input and target (tests/simd). Callers
-// check simd_enabled() first (vif_terms does).
+// equal to vif_statistic_ref on every input and target (tests/simd).
 VifScaleSums vif_statistic_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
                                 double egl, int row0, int row1);
 
@@ -137,11 +136,18 @@ void vif_subsample_ref(const PlaneView& ref, const PlaneView& dis, int scale, in
 void vif_subsample_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc, uint16_t* dst_ref,
                         uint16_t* dst_dis);
 
-// The kernels a pyramid runs.
+// The kernels a pyramid runs (dav1d's dsp table). vif_dsp_init fills the
+// reference entries, then upgrades them to the Highway ones when
+// base/simd.h allows SIMD (this CPU and --cpumask at the time of the
+// fill); a Highway entry dispatches each call to the best target allowed.
+// The extractor fills its table in init and compute() runs it.
 struct VifKernels {
   VifStatisticFn statistic;
   VifSubsampleFn subsample;
 };
+const VifKernels& vif_dsp_ref();      // vif_ref.cpp
+const VifKernels& vif_dsp_simd();     // vif_simd.cpp
+void vif_dsp_init(VifKernels& dsp);  // vif_simd.cpp
 
 // The whole pyramid with given kernels: the luma planes of ref and dis
 // (at least kVifMinSize square, samples uint8_t for bpc 8, uint16_t
@@ -152,9 +158,6 @@ void vif_terms_with(const VifKernels& kernels, const PlaneView& ref, const Plane
 // The pyramid on the scalar reference.
 void vif_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
                    VifTerms& out);
-// What compute() runs: SIMD when simd_enabled(), else the reference.
-void vif_terms(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
-               VifTerms& out);
 
 // Host finish of one scale: libvmaf's float num and den.
 struct VifNumDen {

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "base/parallel.h"
-#include "base/simd.h"
 #include "features/vif/vif.h"
 
 namespace twinmaf {
@@ -405,16 +404,14 @@ void vif_terms_with(const VifKernels& k, const PlaneView& ref0, const PlaneView&
   }
 }
 
-void vif_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
-                   VifTerms& out) {
-  vif_terms_with({&vif_statistic_ref, &vif_subsample_ref}, ref, dis, bpc, params, out);
+const VifKernels& vif_dsp_ref() {
+  static constexpr VifKernels k{&vif_statistic_ref, &vif_subsample_ref};
+  return k;
 }
 
-void vif_terms(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
-               VifTerms& out) {
-  vif_terms_with(simd_enabled() ? VifKernels{&vif_statistic_simd, &vif_subsample_simd}
-                                : VifKernels{&vif_statistic_ref, &vif_subsample_ref},
-                 ref, dis, bpc, params, out);
+void vif_terms_ref(const PlaneView& ref, const PlaneView& dis, int bpc, const VifParams& params,
+                   VifTerms& out) {
+  vif_terms_with(vif_dsp_ref(), ref, dis, bpc, params, out);
 }
 
 }  // namespace twinmaf

@@ -49,6 +49,8 @@
 #include <vector>
 
 #include "base/hd_math.h"
+#include "base/simd.h"
+#include "base/simd_kernel.h"
 #include "features/vif/vif.h"
 
 #ifndef TWINMAF_VIF_SIMD_ONCE
@@ -75,15 +77,9 @@ inline const uint8_t* log2_bytes() {
 }  // namespace twinmaf::vif_simd
 #endif
 
-HWY_BEFORE_NAMESPACE();
-namespace twinmaf {
-namespace HWY_NAMESPACE {
-// HWY_SCALAR (one lane, the x86-64 static target) is never dispatched to
-// (simd.h): it runs the reference.
-#if HWY_TARGET != HWY_SCALAR
+TWINMAF_SIMD_BEGIN
+#if TWINMAF_SIMD_KERNELS
 namespace {
-
-namespace hn = hwy::HWY_NAMESPACE;
 
 using D32 = hn::ScalableTag<uint32_t>;
 using V32 = hn::Vec<D32>;
@@ -499,7 +495,7 @@ void subsample(const PlaneView& ref, const PlaneView& dis, uint32_t v_round, int
 
 void SubsampleSimd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc, uint16_t* dst_ref,
                    uint16_t* dst_dis) {
-#if HWY_TARGET == HWY_SCALAR
+#if !TWINMAF_SIMD_KERNELS
   return vif_subsample_ref(ref, dis, scale, bpc, dst_ref, dst_dis);
 #else
   namespace hn = hwy::HWY_NAMESPACE;
@@ -517,7 +513,7 @@ void SubsampleSimd(const PlaneView& ref, const PlaneView& dis, int scale, int bp
 
 VifScaleSums StatisticSimd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
                            double egl, int row0, int row1) {
-#if HWY_TARGET == HWY_SCALAR
+#if !TWINMAF_SIMD_KERNELS
   return vif_statistic_ref(ref, dis, scale, bpc, egl, row0, row1);
 #else
   namespace hn = hwy::HWY_NAMESPACE;
@@ -533,9 +529,7 @@ VifScaleSums StatisticSimd(const PlaneView& ref, const PlaneView& dis, int scale
 #endif
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace twinmaf
-HWY_AFTER_NAMESPACE();
+TWINMAF_SIMD_END
 
 #if HWY_ONCE
 namespace twinmaf {
@@ -551,6 +545,16 @@ void vif_subsample_simd(const PlaneView& ref, const PlaneView& dis, int scale, i
 VifScaleSums vif_statistic_simd(const PlaneView& ref, const PlaneView& dis, int scale, int bpc,
                                 double egl, int row0, int row1) {
   return HWY_DYNAMIC_DISPATCH(StatisticSimd)(ref, dis, scale, bpc, egl, row0, row1);
+}
+
+const VifKernels& vif_dsp_simd() {
+  static constexpr VifKernels k{&vif_statistic_simd, &vif_subsample_simd};
+  return k;
+}
+
+void vif_dsp_init(VifKernels& dsp) {
+  dsp = vif_dsp_ref();
+  if (simd_enabled()) dsp = vif_dsp_simd();
 }
 
 }  // namespace twinmaf

@@ -1,0 +1,84 @@
+// The plan of one run of the frame loop (engine/frame_loop.h), decided once
+// when a session is prepared from what its features need and where they run:
+// what the inputs must provide, whether a device takes part, which driver
+// carries frames through the stages, how many frames are in the loop at once,
+// and where finishes settle. A pure function of its request, so every policy
+// is unit-tested on its own (tests/unit/loop_plan_test.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/picture.h"
+#include "features/feature.h"
+
+namespace twinmaf {
+
+// What a prepared session needs of its inputs.
+struct InputPlan {
+  int ref_planes = 1;  // planes read of every reference picture
+  int dis_planes = 1;  // ... of every distorted picture
+  bool pinned = false;  // pictures a GPU uploads: allocate them with allocator()
+  // Planes below this are range-checked on the device (above 8 bits); the
+  // inputs check the rest.
+  int host_range_check_from = 0;
+  unsigned reader_threads = 1;  // parallel raw readers worth running
+  // Pictures may arrive in device memory (Scorer::push_device): every
+  // feature runs on a twin and no host check reads the samples.
+  bool device_input = false;
+};
+
+// One registered feature as the plan sees it (lane 0; every lane has the
+// same features).
+struct PlannedFeature {
+  FeatureNeeds needs;
+  bool twin = false;     // runs on its CUDA twin
+  bool settles = false;  // Extractor::settles()
+};
+
+struct LoopRequest {
+  VideoFormat fmt;
+  std::vector<PlannedFeature> features;
+  unsigned threads = 0;  // SessionConfig::threads
+  unsigned readers = 0;  // SessionConfig::readers (0: auto)
+  bool segment = false;  // terms go to a sink, not to finish()
+  int cores = 1;         // oneTBB's default concurrency
+  unsigned hardware_threads = 1;
+};
+
+struct LoopPlan {
+  InputPlan input;
+  // History the features read (FrameHistory), and the deepest a twin reads.
+  int ref_depth = 0;
+  int dis_depth = 0;
+  int twin_depth = 0;
+  // Device: some feature runs on a twin; planes uploaded per picture.
+  bool device = false;
+  int ring_planes = 0;
+  // Above 8 bits, every feature on a twin and the inputs reading exactly the
+  // uploaded planes: the device checks the uploads' sample range.
+  bool device_range_check = false;
+  bool any_cpu = false;  // some feature runs on the CPU
+  // The pipeline driver (a oneTBB pipeline of `threads` workers) when CPU
+  // features can use workers; else the inline driver on the calling thread.
+  bool workers = false;
+  int threads = 0;
+  // Frames admitted but not completed, at most.
+  int frames_in_loop = 1;
+  // Finishes settle in the loop (Extractor::settle). The pipeline driver
+  // settles in a parallel stage; the inline driver on a worker arena of
+  // settle_threads, or on the calling thread when that is 0.
+  bool settle = false;
+  int settle_threads = 0;
+
+  // "pipeline, 10 frames in the loop, settling in the pipeline" (--profile).
+  std::string describe() const;
+};
+
+// Frames a device run keeps between admit and complete when nothing else
+// asks for more (docs/benchmarks.md has the runs that chose it).
+inline constexpr int kDeviceWindow = 4;
+
+LoopPlan plan_loop(const LoopRequest& request);
+
+}  // namespace twinmaf
