@@ -183,14 +183,19 @@ TEST(OptionTable, FillsDefaults) {
   EXPECT_EQ(p->untouched, 42);
 }
 
-TEST(OptionTable, FillsParsedValues) {
+// Every kind of row set away from its default; adm_dlm_weight's text given.
+OptionDict non_default_dict(std::string_view dlm_weight) {
   OptionDict d;
   d.set("adm_enhn_gain_limit", "1.0");
-  d.set("adm_dlm_weight", "0.123456789");
+  d.set("adm_dlm_weight", dlm_weight);
   d.set("adm_csf_mode", "2");
   d.set("motion_five_frame_window", "true");
   d.set("debug", "true");
-  auto o = Options::parse("adm", typed().specs(), d);
+  return d;
+}
+
+TEST(OptionTable, FillsParsedValues) {
+  auto o = Options::parse("adm", typed().specs(), non_default_dict("0.123456789"));
   ASSERT_TRUE(o.ok()) << o.status().message();
   auto p = typed().fill(*o);
   ASSERT_TRUE(p.ok()) << p.status().message();
@@ -205,13 +210,7 @@ TEST(OptionTable, FillsParsedValues) {
 }
 
 TEST(OptionTable, NamesAndRangesAsTheUntypedTable) {
-  OptionDict d;
-  d.set("adm_enhn_gain_limit", "1.0");
-  d.set("adm_dlm_weight", "0.7");
-  d.set("adm_csf_mode", "2");
-  d.set("motion_five_frame_window", "true");
-  d.set("debug", "true");
-  auto o = Options::parse("adm", typed().specs(), d);
+  auto o = Options::parse("adm", typed().specs(), non_default_dict("0.7"));
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->feature_name("VMAF_integer_feature_adm3_score"), "integer_adm3_csf_2_dlmw_0.7_egl_1_mffw");
   EXPECT_EQ(o->param_key(), "_csf_2_dlmw_0.7_egl_1_mffw");
