@@ -5,10 +5,10 @@
 //
 //   struct PsnrParams { bool enable_chroma; double min_sse; };
 //   const OptionTable<PsnrParams> t{
-//       Opt{.name = "enable_chroma", .member = &PsnrParams::enable_chroma, .default_value = true,
-//           .help = "enable calculation for chroma channels"},
-//       Opt{.name = "min_sse", .member = &PsnrParams::min_sse, .default_value = 0.0, .min = 0.0,
-//           .max = DBL_MAX, .help = "constrain the minimum possible sse"}};
+//       opt(&PsnrParams::enable_chroma, {.name = "enable_chroma", .default_value = true,
+//                                        .help = "enable calculation for chroma channels"}),
+//       opt(&PsnrParams::min_sse, {.name = "min_sse", .default_value = 0.0, .min = 0.0, .max = DBL_MAX,
+//                                  .help = "constrain the minimum possible sse"})};
 //
 // t.specs() is the untyped view (the OptionSpec rows Options::parse, model
 // binding and the feature-name rules read); t.fill(options) walks the rows and
@@ -60,19 +60,34 @@ struct OptionCodec<E, std::enable_if_t<std::is_enum_v<E>>> {
   }
 };
 
-// One option row filling member `member` of P (P deduced from the member
-// pointer; a row of a base struct fits the table of a derived one).
-template <class P, class M>
-struct Opt {
+// What a row says about its option; M is the member's type, so the default
+// is written in it.
+template <class M>
+struct OptInfo {
   std::string_view name;
   std::string_view alias;  // empty: none
-  M P::*member = nullptr;
-  std::type_identity_t<M> default_value{};
+  M default_value{};
   double min = 0;
   double max = 0;
   bool feature_param = false;  // participates in the feature name
   std::string_view help;
 };
+
+// One option row filling member `member` of P.
+template <class P, class M>
+struct Opt {
+  M P::*member;
+  OptInfo<M> info;
+};
+
+// A row: opt(&P::member, {.name = ..., .default_value = ...}); P and M are
+// deduced from the member pointer (a row of a base struct fits the table of a
+// derived one). A function, not aggregate deduction of Opt: clang 16 deduces
+// no class template arguments from designated initializers.
+template <class P, class M>
+Opt<P, M> opt(M P::*member, OptInfo<std::type_identity_t<M>> info) {
+  return {member, std::move(info)};
+}
 
 template <class P>
 class OptionTable {
@@ -88,14 +103,15 @@ class OptionTable {
   OptionTable& add(const Opt<Q, M>& row) {
     static_assert(std::is_base_of_v<Q, P>, "the row fills a member of another struct");
     using Codec = OptionCodec<M>;
-    specs_.push_back(OptionSpec{.name = row.name,
-                                .alias = row.alias,
+    const OptInfo<M>& info = row.info;
+    specs_.push_back(OptionSpec{.name = info.name,
+                                .alias = info.alias,
                                 .type = Codec::kType,
-                                .default_value = Codec::encode(row.default_value),
-                                .min = row.min,
-                                .max = row.max,
-                                .feature_param = row.feature_param,
-                                .help = row.help});
+                                .default_value = Codec::encode(info.default_value),
+                                .min = info.min,
+                                .max = info.max,
+                                .feature_param = info.feature_param,
+                                .help = info.help});
     M P::*member = row.member;
     set_.push_back([member](P& p, std::string_view owner, const OptionSpec& spec,
                             const OptionValue& v) -> Status {

@@ -111,15 +111,15 @@ struct TestParams : TestBase {
 const OptionTable<TestParams>& typed() {
   using P = TestParams;
   static const OptionTable<P> t{
-      Opt{.name = "adm_enhn_gain_limit", .alias = "egl", .member = &P::enhn_gain_limit, .default_value = 100.0,
-          .min = 1.0, .max = 100.0, .feature_param = true},
-      Opt{.name = "adm_csf_mode", .alias = "csf", .member = &P::csf_mode, .default_value = TestMode::kA, .min = 0,
-          .max = 3, .feature_param = true},
-      Opt{.name = "adm_dlm_weight", .alias = "dlmw", .member = &P::dlm_weight, .default_value = 0.5, .min = 0.0,
-          .max = 1.0, .feature_param = true},
-      Opt{.name = "motion_five_frame_window", .alias = "mffw", .member = &P::five_frame_window,
-          .default_value = false, .feature_param = true},
-      Opt{.name = "debug", .member = &P::debug, .default_value = false},
+      opt(&P::enhn_gain_limit, {.name = "adm_enhn_gain_limit", .alias = "egl", .default_value = 100.0, .min = 1.0,
+                                .max = 100.0, .feature_param = true}),
+      opt(&P::csf_mode, {.name = "adm_csf_mode", .alias = "csf", .default_value = TestMode::kA, .min = 0, .max = 3,
+                         .feature_param = true}),
+      opt(&P::dlm_weight, {.name = "adm_dlm_weight", .alias = "dlmw", .default_value = 0.5, .min = 0.0, .max = 1.0,
+                           .feature_param = true}),
+      opt(&P::five_frame_window, {.name = "motion_five_frame_window", .alias = "mffw", .default_value = false,
+                                  .feature_param = true}),
+      opt(&P::debug, {.name = "debug", .default_value = false}),
   };
   return t;
 }
@@ -128,17 +128,17 @@ const OptionTable<TestParams>& typed() {
 const OptionTable<TestParams>& typed_strings() {
   using P = TestParams;
   static const OptionTable<P> t{
-      Opt{.name = "name", .alias = "nm", .member = &P::method_name, .default_value = std::string("abc"),
-          .feature_param = true, .help = "a string"},
-      Opt{.name = "method", .alias = "pm", .member = &P::method, .default_value = ResampleMethod::kNearest,
-          .feature_param = true, .help = "a resampler"},
+      opt(&P::method_name, {.name = "name", .alias = "nm", .default_value = std::string("abc"), .feature_param = true,
+                            .help = "a string"}),
+      opt(&P::method, {.name = "method", .alias = "pm", .default_value = ResampleMethod::kNearest,
+                       .feature_param = true, .help = "a resampler"}),
   };
   return t;
 }
 
 TEST(OptionTable, TypesDeducedFromTheMember) {
-  static_assert(std::is_same_v<decltype(Opt{.member = &TestParams::dlm_weight}), Opt<TestParams, double>>);
-  static_assert(std::is_same_v<decltype(Opt{.member = &TestParams::csf_mode}), Opt<TestBase, TestMode>>);
+  static_assert(std::is_same_v<decltype(opt(&TestParams::dlm_weight, {})), Opt<TestParams, double>>);
+  static_assert(std::is_same_v<decltype(opt(&TestParams::csf_mode, {})), Opt<TestBase, TestMode>>);
   static_assert(OptionCodec<bool>::kType == OptType::kBool);
   static_assert(OptionCodec<int>::kType == OptType::kInt);
   static_assert(OptionCodec<double>::kType == OptType::kDouble);

@@ -16,32 +16,31 @@ namespace twinmaf {
 // adm, vif.
 template <class P>
 Opt<P, bool> debug_output_row() {
-  return {.name = "debug", .member = &P::debug, .default_value = false,
-          .help = "debug mode: enable additional output"};
+  return {&P::debug, {.name = "debug", .default_value = false, .help = "debug mode: enable additional output"}};
 }
 
 // motion, motion_v2, float_motion.
 template <class P>
 Opt<P, bool> motion_force_zero_row() {
-  return {.name = "motion_force_zero", .alias = "force_0", .member = &P::force_zero, .default_value = false,
-          .feature_param = true, .help = "write 0 for every motion score"};
+  return {&P::force_zero, {.name = "motion_force_zero", .alias = "force_0", .default_value = false,
+                           .feature_param = true, .help = "write 0 for every motion score"}};
 }
 template <class P>
 Opt<P, double> motion_blend_factor_row() {
-  return {.name = "motion_blend_factor", .alias = "mbf", .member = &P::blend_factor, .default_value = 1.0,
-          .min = 0.0, .max = 1.0, .feature_param = true,
-          .help = "weight of the unclipped score in the motion3 blend"};
+  return {&P::blend_factor, {.name = "motion_blend_factor", .alias = "mbf", .default_value = 1.0, .min = 0.0,
+                             .max = 1.0, .feature_param = true,
+                             .help = "weight of the unclipped score in the motion3 blend"}};
 }
 template <class P>
 Opt<P, double> motion_blend_offset_row() {
-  return {.name = "motion_blend_offset", .alias = "mbo", .member = &P::blend_offset, .default_value = 40.0,
-          .min = 0.0, .max = 1000.0, .feature_param = true,
-          .help = "level above which the motion3 blend limits the score"};
+  return {&P::blend_offset, {.name = "motion_blend_offset", .alias = "mbo", .default_value = 40.0, .min = 0.0,
+                             .max = 1000.0, .feature_param = true,
+                             .help = "level above which the motion3 blend limits the score"}};
 }
 template <class P>
 Opt<P, double> motion_max_val_row() {
-  return {.name = "motion_max_val", .alias = "mmxv", .member = &P::max_val, .default_value = 10000.0, .min = 0.0,
-          .max = 10000.0, .feature_param = true, .help = "upper clip for the motion scores"};
+  return {&P::max_val, {.name = "motion_max_val", .alias = "mmxv", .default_value = 10000.0, .min = 0.0, .max = 10000.0,
+                        .feature_param = true, .help = "upper clip for the motion scores"}};
 }
 
 }  // namespace twinmaf

@@ -245,19 +245,18 @@ bool FloatMotionTerms::operator==(const FloatMotionTerms& o) const {
 const OptionTable<FloatMotionOptions>& FloatMotion::options() {
   using P = FloatMotionOptions;
   static const OptionTable<P> t{
-      Opt{.name = "debug", .member = &P::debug, .default_value = true,
-          .help = "also write VMAF_feature_motion_score"},
+      opt(&P::debug, {.name = "debug", .default_value = true, .help = "also write VMAF_feature_motion_score"}),
       motion_force_zero_row<P>(),
-      Opt{.name = "motion_fps_weight", .alias = "mfw", .member = &P::fps_weight, .default_value = 1.0, .min = 0.0,
-          .max = 5.0, .feature_param = true, .help = "frame-rate correction multiplied into each score"},
+      opt(&P::fps_weight, {.name = "motion_fps_weight", .alias = "mfw", .default_value = 1.0, .min = 0.0, .max = 5.0,
+                           .feature_param = true, .help = "frame-rate correction multiplied into each score"}),
       motion_blend_factor_row<P>(),
       motion_blend_offset_row<P>(),
-      Opt{.name = "motion_add_scale1", .alias = "mdc", .member = &P::add_scale1, .default_value = false,
-          .feature_param = true, .help = "add the SAD of the half-size blurred pictures"},
-      Opt{.name = "motion_filter_size", .alias = "mfs", .member = &P::filter_size, .default_value = 5, .min = 0,
-          .max = 9, .feature_param = true, .help = "blur: 3 taps for 3, an identity for 1, 5 taps otherwise"},
-      Opt{.name = "motion_add_uv", .alias = "mau", .member = &P::add_uv, .default_value = false,
-          .feature_param = true, .help = "add the chroma planes' scores"},
+      opt(&P::add_scale1, {.name = "motion_add_scale1", .alias = "mdc", .default_value = false, .feature_param = true,
+                           .help = "add the SAD of the half-size blurred pictures"}),
+      opt(&P::filter_size, {.name = "motion_filter_size", .alias = "mfs", .default_value = 5, .min = 0, .max = 9,
+                            .feature_param = true, .help = "blur: 3 taps for 3, an identity for 1, 5 taps otherwise"}),
+      opt(&P::add_uv, {.name = "motion_add_uv", .alias = "mau", .default_value = false, .feature_param = true,
+                       .help = "add the chroma planes' scores"}),
       motion_max_val_row<P>(),
   };
   return t;

@@ -180,8 +180,8 @@ Status FloatVif::check(const FloatVifOptions& opt) {
 
 Opt<FloatVifOptions, double> min_val_row(std::string_view name, std::string_view alias,
                                          double FloatVifOptions::*member, std::string_view help) {
-  return {.name = name, .alias = alias, .member = member, .default_value = 0.0, .min = 0.0, .max = 1.0,
-          .feature_param = true, .help = help};
+  return {member, {.name = name, .alias = alias, .default_value = 0.0, .min = 0.0, .max = 1.0,
+                   .feature_param = true, .help = help}};
 }
 
 // libvmaf's table, in its order: names, aliases, defaults, ranges,
@@ -189,28 +189,29 @@ Opt<FloatVifOptions, double> min_val_row(std::string_view name, std::string_view
 const OptionTable<FloatVifOptions>& FloatVif::options() {
   using P = FloatVifOptions;
   static const OptionTable<P> t{
-      Opt{.name = "debug", .member = &P::debug, .default_value = false,
-          .help = "also write vif, its numerator and denominator, and those of every scale"},
-      Opt{.name = "vif_enhn_gain_limit", .alias = "egl", .member = &P::enhn_gain_limit, .default_value = 100.0,
-          .min = 1.0, .max = 100.0, .feature_param = true,
-          .help = "largest gain of the distorted signal over the reference (1: no enhancement credited)"},
-      Opt{.name = "vif_kernelscale", .alias = "ks", .member = &P::kernelscale, .default_value = 1.0, .min = 0.1,
-          .max = 4.0, .feature_param = true,
-          .help = "Gaussian kernel scale (2 doubles the standard deviation and the kernel size); one of "
-                  "libvmaf's 21 accepted values"},
-      Opt{.name = "vif_prescale", .alias = "ps", .member = &P::prescale, .default_value = 1.0, .min = 0.1,
-          .max = 4.0, .feature_param = true,
-          .help = "resize factor applied to each side of the pictures first (2 doubles them)"},
+      opt(&P::debug, {.name = "debug", .default_value = false,
+                      .help = "also write vif, its numerator and denominator, and those of every scale"}),
+      opt(&P::enhn_gain_limit, {.name = "vif_enhn_gain_limit", .alias = "egl", .default_value = 100.0, .min = 1.0,
+                                .max = 100.0, .feature_param = true,
+                                .help = "largest gain of the distorted signal over the reference (1: no enhancement "
+                                        "credited)"}),
+      opt(&P::kernelscale, {.name = "vif_kernelscale", .alias = "ks", .default_value = 1.0, .min = 0.1, .max = 4.0,
+                            .feature_param = true,
+                            .help = "Gaussian kernel scale (2 doubles the standard deviation and the kernel size); "
+                                    "one of libvmaf's 21 accepted values"}),
+      opt(&P::prescale, {.name = "vif_prescale", .alias = "ps", .default_value = 1.0, .min = 0.1, .max = 4.0,
+                         .feature_param = true,
+                         .help = "resize factor applied to each side of the pictures first (2 doubles them)"}),
       min_val_row("vif_scale1_min_val", "s1miv", &P::scale1_min_val, "lower clip of the scale 1 score"),
       min_val_row("vif_scale2_min_val", "s2miv", &P::scale2_min_val, "lower clip of the scale 2 score"),
       min_val_row("vif_scale3_min_val", "s3miv", &P::scale3_min_val, "lower clip of the scale 3 score"),
-      Opt{.name = "vif_prescale_method", .alias = "pm", .member = &P::method,
-          .default_value = ResampleMethod::kNearest, .feature_param = true,
-          .help = "resampler for vif_prescale: nearest, bilinear, bicubic or lanczos4"},
-      Opt{.name = "vif_sigma_nsq", .alias = "snsq", .member = &P::sigma_nsq, .default_value = 2.0, .min = 0.0,
-          .max = 5.0, .feature_param = true, .help = "variance of the neural noise"},
-      Opt{.name = "vif_skip_scale0", .alias = "ssclz", .member = &P::skip_scale0, .default_value = false,
-          .feature_param = true, .help = "leave scale 0 out (its score is written as 0)"},
+      opt(&P::method, {.name = "vif_prescale_method", .alias = "pm", .default_value = ResampleMethod::kNearest,
+                       .feature_param = true,
+                       .help = "resampler for vif_prescale: nearest, bilinear, bicubic or lanczos4"}),
+      opt(&P::sigma_nsq, {.name = "vif_sigma_nsq", .alias = "snsq", .default_value = 2.0, .min = 0.0, .max = 5.0,
+                          .feature_param = true, .help = "variance of the neural noise"}),
+      opt(&P::skip_scale0, {.name = "vif_skip_scale0", .alias = "ssclz", .default_value = false, .feature_param = true,
+                            .help = "leave scale 0 out (its score is written as 0)"}),
   };
   return t;
 }

@@ -136,19 +136,18 @@ OptionTable<MotionOptions> motion_options(bool with_debug) {
       motion_force_zero_row<P>(),
       motion_blend_factor_row<P>(),
       motion_blend_offset_row<P>(),
-      Opt{.name = "motion_fps_weight", .alias = "mfw", .member = &P::fps_weight, .default_value = 1.0,
-          .min = 0.0, .max = 5.0, .feature_param = true,
-          .help = "frame-rate correction multiplied into each SAD score"},
+      opt(&P::fps_weight, {.name = "motion_fps_weight", .alias = "mfw", .default_value = 1.0, .min = 0.0, .max = 5.0,
+                           .feature_param = true, .help = "frame-rate correction multiplied into each SAD score"}),
       motion_max_val_row<P>(),
-      Opt{.name = "motion_five_frame_window", .alias = "mffw", .member = &P::five_frame_window,
-          .default_value = false, .feature_param = true,
-          .help = "compare each frame with the one two back (five-frame window)"},
-      Opt{.name = "motion_moving_average", .alias = "mma", .member = &P::moving_average, .default_value = false,
-          .feature_param = true, .help = "average motion3 with the previous frame's value"},
+      opt(&P::five_frame_window, {.name = "motion_five_frame_window", .alias = "mffw", .default_value = false,
+                                  .feature_param = true,
+                                  .help = "compare each frame with the one two back (five-frame window)"}),
+      opt(&P::moving_average, {.name = "motion_moving_average", .alias = "mma", .default_value = false,
+                               .feature_param = true, .help = "average motion3 with the previous frame's value"}),
   };
   if (with_debug)
-    t.add(Opt{.name = "debug", .member = &P::debug, .default_value = false,
-              .help = "also write VMAF_integer_feature_motion_score"});
+    t.add(opt(&P::debug, {.name = "debug", .default_value = false,
+              .help = "also write VMAF_integer_feature_motion_score"}));
   return t;
 }
 

@@ -133,16 +133,14 @@ class Psnr final : public Extractor {
 const OptionTable<PsnrParams>& Psnr::options() {
   using P = PsnrParams;
   static const OptionTable<P> t{
-      Opt{.name = "enable_chroma", .member = &P::enable_chroma, .default_value = true,
-          .help = "enable calculation for chroma channels"},
-      Opt{.name = "enable_mse", .member = &P::enable_mse, .default_value = false,
-          .help = "enable MSE calculation"},
-      Opt{.name = "enable_apsnr", .member = &P::enable_apsnr, .default_value = false,
-          .help = "enable APSNR calculation"},
-      Opt{.name = "reduced_hbd_peak", .member = &P::reduced_hbd_peak, .default_value = false,
-          .help = "reduce hbd peak value to align with scaled 8-bit content"},
-      Opt{.name = "min_sse", .member = &P::min_sse, .default_value = 0.0, .min = 0.0, .max = DBL_MAX,
-          .help = "constrain the minimum possible sse"},
+      opt(&P::enable_chroma, {.name = "enable_chroma", .default_value = true,
+                              .help = "enable calculation for chroma channels"}),
+      opt(&P::enable_mse, {.name = "enable_mse", .default_value = false, .help = "enable MSE calculation"}),
+      opt(&P::enable_apsnr, {.name = "enable_apsnr", .default_value = false, .help = "enable APSNR calculation"}),
+      opt(&P::reduced_hbd_peak, {.name = "reduced_hbd_peak", .default_value = false,
+                                 .help = "reduce hbd peak value to align with scaled 8-bit content"}),
+      opt(&P::min_sse, {.name = "min_sse", .default_value = 0.0, .min = 0.0, .max = DBL_MAX,
+                        .help = "constrain the minimum possible sse"}),
   };
   return t;
 }

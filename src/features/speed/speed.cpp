@@ -31,36 +31,35 @@ constexpr const char* kTemporalName = "Speed_temporal_feature_speed_temporal_sco
 OptionTable<SpeedParams> speed_options(bool chroma) {
   using P = SpeedParams;
   OptionTable<P> t{
-      Opt{.name = "speed_kernelscale", .alias = "ks", .member = &P::kernelscale, .default_value = 1.0, .min = 0.1,
-          .max = 4.0, .feature_param = true,
-          .help = "Gaussian kernel scale (2 doubles the standard deviation and the kernel size); "
-                  "one of libvmaf's 21 accepted values"},
-      Opt{.name = "speed_prescale", .alias = "ps", .member = &P::prescale, .default_value = 1.0, .min = 0.1,
-          .max = 4.0, .feature_param = true,
-          .help = "resize factor applied to each side before filtering (2 doubles them)"},
+      opt(&P::kernelscale, {.name = "speed_kernelscale", .alias = "ks", .default_value = 1.0, .min = 0.1, .max = 4.0,
+                            .feature_param = true,
+                            .help = "Gaussian kernel scale (2 doubles the standard deviation and the kernel size); "
+                                    "one of libvmaf's 21 accepted values"}),
+      opt(&P::prescale, {.name = "speed_prescale", .alias = "ps", .default_value = 1.0, .min = 0.1, .max = 4.0,
+                         .feature_param = true,
+                         .help = "resize factor applied to each side before filtering (2 doubles them)"}),
       // A name other than the four is refused at creation (libvmaf logs it and
       // then crashes on its unallocated buffers).
-      Opt{.name = "speed_prescale_method", .alias = "psm", .member = &P::prescale_method,
-          .default_value = ResampleMethod::kNearest, .feature_param = true,
-          .help = "resampler for speed_prescale: nearest, bilinear, bicubic or lanczos4"},
-      Opt{.name = "speed_sigma_nn", .alias = "snn", .member = &P::sigma_nn, .default_value = 0.29, .min = 0.1,
-          .max = 2.0, .feature_param = true, .help = "standard deviation of the neural noise"},
-      Opt{.name = "speed_nn_floor", .alias = "nnf", .member = &P::nn_floor, .default_value = 0.0, .min = 0.0,
-          .max = 1.0, .feature_param = true, .help = "neural noise floor, as a fraction of speed_sigma_nn"},
-      Opt{.name = "speed_max_val", .alias = "mxv", .member = &P::max_val, .default_value = 1000.0, .min = 0.0,
-          .max = 1000.0, .feature_param = true,
-          .help = chroma ? "upper clip for the scores"
-                         : "upper clip for the score (libvmaf's speed_temporal accepts it but does "
-                           "not apply it; it only renames the output)"},
+      opt(&P::prescale_method, {.name = "speed_prescale_method", .alias = "psm",
+                                .default_value = ResampleMethod::kNearest, .feature_param = true,
+                                .help = "resampler for speed_prescale: nearest, bilinear, bicubic or lanczos4"}),
+      opt(&P::sigma_nn, {.name = "speed_sigma_nn", .alias = "snn", .default_value = 0.29, .min = 0.1, .max = 2.0,
+                         .feature_param = true, .help = "standard deviation of the neural noise"}),
+      opt(&P::nn_floor, {.name = "speed_nn_floor", .alias = "nnf", .default_value = 0.0, .min = 0.0, .max = 1.0,
+                         .feature_param = true, .help = "neural noise floor, as a fraction of speed_sigma_nn"}),
+      opt(&P::max_val, {.name = "speed_max_val", .alias = "mxv", .default_value = 1000.0, .min = 0.0, .max = 1000.0,
+                        .feature_param = true,
+                        .help = chroma ? "upper clip for the scores" : "upper clip for the score (libvmaf's "
+                          "speed_temporal accepts it but does not apply it; it only renames the output)"}),
   };
   if (chroma)
-    t.add(Opt{.name = "speed_weight_var_mode", .alias = "wvm", .member = &P::weight_var_mode, .default_value = 0,
+    t.add(opt(&P::weight_var_mode, {.name = "speed_weight_var_mode", .alias = "wvm", .default_value = 0,
               .min = 0, .max = 6, .feature_param = true,
-              .help = "which variances weight the two entropies (0..6)"});
+              .help = "which variances weight the two entropies (0..6)"}));
   else
-    t.add(Opt{.name = "speed_use_ref_diff", .alias = "urd", .member = &P::use_ref_diff, .default_value = false,
+    t.add(opt(&P::use_ref_diff, {.name = "speed_use_ref_diff", .alias = "urd", .default_value = false,
               .feature_param = true,
-              .help = "difference the distorted frame against the current reference frame"});
+              .help = "difference the distorted frame against the current reference frame"}));
   return t;
 }
 

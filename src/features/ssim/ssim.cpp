@@ -36,12 +36,12 @@ struct SsimOptions {
 const OptionTable<SsimOptions>& ssim_options() {
   using P = SsimOptions;
   static const OptionTable<P> t{
-      Opt{.name = "enable_lcs", .member = &P::enable_lcs, .default_value = false,
-          .help = "also output the mean luminance, contrast and structure terms"},
-      Opt{.name = "enable_db", .member = &P::enable_db, .default_value = false,
-          .help = "output the score in dB, -10*log10(1 - score)"},
-      Opt{.name = "clip_db", .member = &P::clip_db, .default_value = false,
-          .help = "cap dB scores at the dB of half a squared sample error over the picture"},
+      opt(&P::enable_lcs, {.name = "enable_lcs", .default_value = false,
+                           .help = "also output the mean luminance, contrast and structure terms"}),
+      opt(&P::enable_db, {.name = "enable_db", .default_value = false,
+                          .help = "output the score in dB, -10*log10(1 - score)"}),
+      opt(&P::clip_db, {.name = "clip_db", .default_value = false,
+                        .help = "cap dB scores at the dB of half a squared sample error over the picture"}),
   };
   return t;
 }
@@ -56,8 +56,9 @@ class FloatSsim final : public Extractor {
   static const OptionTable<Params>& options() {
     static const OptionTable<Params> t{
         ssim_options(),
-        Opt{.name = "scale", .member = &Params::scale, .default_value = 0, .min = 0, .max = kSsimMaxScale,
-            .help = "downscaling factor before SSIM: 0 picks one from the size, 1 keeps full size"}};
+        opt(&Params::scale,
+            {.name = "scale", .default_value = 0, .min = 0, .max = kSsimMaxScale,
+             .help = "downscaling factor before SSIM: 0 picks one from the size, 1 keeps full size"})};
     return t;
   }
 

@@ -128,12 +128,12 @@ const OptionTable<VifOptions>& Vif::options() {
   using P = VifOptions;
   static const OptionTable<P> t{
       debug_output_row<P>(),
-      Opt{.name = "vif_enhn_gain_limit", .alias = "egl", .member = &P::enhn_gain_limit, .default_value = 100.0,
-          .min = 1.0, .max = 100.0, .feature_param = true,
-          .help = "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain "
-                  "is completely disabled"},
-      Opt{.name = "vif_skip_scale0", .alias = "ssclz", .member = &P::skip_scale0, .default_value = false,
-          .feature_param = true, .help = "when set, skip scale 0 calculations"},
+      opt(&P::enhn_gain_limit, {.name = "vif_enhn_gain_limit", .alias = "egl", .default_value = 100.0, .min = 1.0,
+                                .max = 100.0, .feature_param = true,
+                                .help = "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is "
+                                        "completely disabled"}),
+      opt(&P::skip_scale0, {.name = "vif_skip_scale0", .alias = "ssclz", .default_value = false, .feature_param = true,
+                            .help = "when set, skip scale 0 calculations"}),
   };
   return t;
 }
