@@ -5,12 +5,17 @@
 namespace twinmaf {
 
 InputReader::InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsigned frame_cnt, PicturePool& pool,
-                         std::vector<std::string>* warnings, unsigned threads, unsigned first_index)
+                         std::vector<std::string>* warnings, unsigned threads, unsigned first_index,
+                         unsigned ahead)
     : frame_cnt_(frame_cnt), first_index_(first_index), pool_(pool), warnings_(warnings) {
   sources_.push_back(&ref);
   sources_.insert(sources_.end(), dis.begin(), dis.end());
   const bool random = std::all_of(sources_.begin(), sources_.end(), [](VideoSource* s) { return s->random_access(); });
-  if (threads > 1 && random) {
+  if (!random && ahead > 0) {
+    window_ = ahead;
+    streamed_.resize(sources_.size());
+    for (size_t k = 0; k < sources_.size(); ++k) workers_.emplace_back([this, k] { stream(k); });
+  } else if (threads > 1 && random) {
     window_ = threads + 2;
     for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this] { worker(); });
   }
@@ -69,6 +74,46 @@ void InputReader::worker() {
   }
 }
 
+void InputReader::stream(size_t k) {
+  for (unsigned i = 0;; ++i) {
+    {
+      std::unique_lock lock(mutex_);
+      space_.wait(lock, [&] { return stop_ || streamed_[k].size() < window_; });
+      if (stop_) return;
+    }
+    Streamed s{nullptr, false};
+    if (!frame_cnt_ || i < frame_cnt_) {  // past --frame_cnt: the end
+      s.pic = pool_.acquire();
+      s.got = sources_[k]->read(*s.pic);
+    }
+    const bool last = !s.got.ok() || !*s.got;
+    {
+      std::lock_guard lock(mutex_);
+      streamed_[k].push_back(std::move(s));
+    }
+    produced_.notify_all();
+    if (last) return;
+  }
+}
+
+InputReader::Read InputReader::take_streamed() {
+  Read r;
+  r.set.index = next_;
+  {
+    std::unique_lock lock(mutex_);
+    for (size_t k = 0; k < sources_.size(); ++k) {
+      produced_.wait(lock, [&] { return !streamed_[k].empty(); });
+      Streamed& s = streamed_[k].front();
+      r.got.push_back(std::move(s.got));
+      if (k == 0) r.set.ref = std::move(s.pic);
+      else r.set.dis.push_back(std::move(s.pic));
+      streamed_[k].pop_front();
+    }
+  }
+  space_.notify_all();
+  return r;
+}
+
 Result<bool> InputReader::deliver(Read& r, FrameSet* out) {
   done_ = true;
   for (const Result<bool>& g : r.got)
@@ -101,6 +146,12 @@ Result<bool> InputReader::next(FrameSet* out) {
   if (done_ || (frame_cnt_ && next_ >= frame_cnt_)) return false;
   if (workers_.empty()) {
     Read r = read_set(next_, true);
+    TWINMAF_ASSIGN_OR_RETURN(bool got, deliver(r, out));
+    if (got) ++next_;
+    return got;
+  }
+  if (!streamed_.empty()) {
+    Read r = take_streamed();
     TWINMAF_ASSIGN_OR_RETURN(bool got, deliver(r, out));
     if (got) ++next_;
     return got;

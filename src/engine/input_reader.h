@@ -5,11 +5,15 @@
 // With threads > 1 and random-access sources only (raw YUV), `threads`
 // workers read frames ahead in parallel (positional reads, at most
 // threads + 2 frames ahead of the consumer) and next() hands them out in
-// index order: the same frames, warnings and errors as the sequential
-// reader, sooner.
+// index order. Where some source is a stream (a decoder), every source gets
+// a thread of its own that reads it in order, at most `ahead` frames ahead
+// of the consumer: all decoders run at once. Either way: the same frames,
+// warnings and errors as the sequential reader (threads 1, no streams),
+// sooner.
 #pragma once
 
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -26,7 +30,8 @@ namespace twinmaf {
 class InputReader final : public FrameFeed {
  public:
   InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsigned frame_cnt, PicturePool& pool,
-              std::vector<std::string>* warnings, unsigned threads = 1, unsigned first_index = 0);
+              std::vector<std::string>* warnings, unsigned threads = 1, unsigned first_index = 0,
+              unsigned ahead = 0);
   ~InputReader() override;
   InputReader(const InputReader&) = delete;
   InputReader& operator=(const InputReader&) = delete;
@@ -43,6 +48,8 @@ class InputReader final : public FrameFeed {
   Read read_set(unsigned i, bool sequential);
   Result<bool> deliver(Read& r, FrameSet* out);
   void worker();
+  void stream(size_t k);
+  Read take_streamed();
 
   std::vector<VideoSource*> sources_;  // ref, then the distorted inputs
   unsigned frame_cnt_;
@@ -52,7 +59,7 @@ class InputReader final : public FrameFeed {
   unsigned next_ = 0;
   bool done_ = false;
 
-  // Parallel mode.
+  // Parallel and stream modes.
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable produced_, space_;
@@ -60,6 +67,12 @@ class InputReader final : public FrameFeed {
   unsigned claimed_ = 0;
   unsigned window_ = 0;
   bool stop_ = false;
+  // Stream mode: each source's reads in order (a false or an error last).
+  struct Streamed {
+    PicturePtr pic;
+    Result<bool> got;
+  };
+  std::vector<std::deque<Streamed>> streamed_;
 };
 
 }  // namespace twinmaf

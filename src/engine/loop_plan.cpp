@@ -53,6 +53,12 @@ LoopPlan plan_loop(const LoopRequest& q) {
   // (16-bit samples cannot exceed their range: no check at all.)
   in.device_input = all_twins && (q.fmt.bpc == 8 || q.fmt.bpc == 16 || p.device_range_check);
   if (in.pinned) in.reader_threads = reader_threads(q, in, any_settles);
+  // Decoders idle once their input is read ahead, so they share the whole
+  // machine with the loop rather than each taking a thread per core.
+  if (q.decoders > 0) {
+    in.decode_threads = std::max(1u, std::max(1u, q.hardware_threads) / q.decoders);
+    in.read_ahead = kReadAhead;
+  }
 
   // The loop runs on the caller's thread, a window of frames apart, unless
   // CPU features can use workers: a oneTBB pipeline carries a frame through

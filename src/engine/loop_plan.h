@@ -23,6 +23,11 @@ struct InputPlan {
   // inputs check the rest.
   int host_range_check_from = 0;
   unsigned reader_threads = 1;  // parallel raw readers worth running
+  // Inputs that decode (FFmpeg): each decoder's threads, the machine's
+  // divided among the decoders (0: no decoders). With any decoder, every input
+  // is read on a thread of its own, at most `read_ahead` frames ahead.
+  unsigned decode_threads = 0;
+  unsigned read_ahead = 0;
   // Pictures may arrive in device memory (Scorer::push_device): every
   // feature runs on a twin and no host check reads the samples.
   bool device_input = false;
@@ -42,6 +47,7 @@ struct LoopRequest {
   unsigned threads = 0;  // SessionConfig::threads
   unsigned readers = 0;  // SessionConfig::readers (0: auto)
   bool segment = false;  // terms go to a sink, not to finish()
+  unsigned decoders = 0;  // inputs that decode (VideoSource::decodes)
   int cores = 1;         // oneTBB's default concurrency
   unsigned hardware_threads = 1;
 };
@@ -74,6 +80,10 @@ struct LoopPlan {
   // "pipeline, 10 frames in the loop, settling in the pipeline" (--profile).
   std::string describe() const;
 };
+
+// Frames each input is read ahead of the loop where some input decodes: the
+// decoders' own threads already hold a frame each in flight.
+inline constexpr unsigned kReadAhead = 3;
 
 // Frames a device run keeps between admit and complete when nothing else
 // asks for more (docs/benchmarks.md has the runs that chose it).

@@ -62,6 +62,12 @@ Status check_same_format(const VideoSource& ref, const VideoSource& dis) {
   if (a.bpc != b.bpc)
     TWINMAF_FAIL(kBadInput, "bit depths do not match: {} is {}-bit, {} is {}-bit", ref.path(), a.bpc,
                  dis.path(), b.bpc);
+  const ColorRange ra = ref.color_range(), rb = dis.color_range();
+  if (ra != rb && ra != ColorRange::kUnknown && rb != ColorRange::kUnknown) {
+    const auto name = [](ColorRange r) { return r == ColorRange::kFull ? "full (pc)" : "limited (tv or unmarked)"; };
+    TWINMAF_FAIL(kBadInput, "sample ranges do not match: {} is {} range, {} is {} range; convert one first "
+                 "(ffmpeg -vf scale=out_range=...)", ref.path(), name(ra), dis.path(), name(rb));
+  }
   return ok_status();
 }
 
@@ -92,7 +98,7 @@ Result<std::unique_ptr<DeviceRun>> make_device_run(DeviceRunSetup) {
 }
 #endif
 
-Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
+Result<InputPlan> Session::prepare(const VideoFormat& fmt, unsigned decoders) {
   if (prepared_) TWINMAF_FAIL(kInternal, "session prepared twice");
   if (lanes_[0].features.empty()) TWINMAF_FAIL(kInvalidArgument, "no features or models to compute");
   for (const auto& [name, backend] : cfg_.feature_backends)
@@ -117,6 +123,7 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt) {
   q.threads = cfg_.threads;
   q.readers = cfg_.readers;
   q.segment = sink_ != nullptr;
+  q.decoders = decoders;
   q.cores = tbb::info::default_concurrency();
   q.hardware_threads = std::thread::hardware_concurrency();
   plan_ = plan_loop(q);
@@ -396,7 +403,9 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
   const auto skip_of = [&](size_t lane) { return skip_dis.empty() ? limits.skip_dis : skip_dis[lane]; };
   for (VideoSource* d : dis) TWINMAF_RETURN_IF_ERROR(check_same_format(ref, *d));
   const VideoFormat fmt = ref.format();
-  TWINMAF_ASSIGN_OR_RETURN(const InputPlan plan, prepare(fmt));
+  unsigned decoders = ref.decodes();
+  for (const VideoSource* d : dis) decoders += d->decodes();
+  TWINMAF_ASSIGN_OR_RETURN(const InputPlan plan, prepare(fmt, decoders));
   // A segment reads from the first frame its warm-up needs, numbering frames
   // from there, and stops `count` frames after `first`.
   unsigned frame_cnt = limits.frame_cnt;
@@ -409,10 +418,12 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
   }
   ref.set_planes_needed(plan.ref_planes);
   ref.set_host_range_check_from(plan.host_range_check_from);
+  TWINMAF_RETURN_IF_ERROR(ref.set_decode_threads(plan.decode_threads));
   TWINMAF_RETURN_IF_ERROR(ref.skip(limits.skip_ref + run_first_));
   for (size_t l = 0; l < dis.size(); ++l) {
     dis[l]->set_planes_needed(plan.dis_planes);
     dis[l]->set_host_range_check_from(plan.host_range_check_from);
+    TWINMAF_RETURN_IF_ERROR(dis[l]->set_decode_threads(plan.decode_threads));
     TWINMAF_RETURN_IF_ERROR(dis[l]->skip(skip_of(l) + run_first_));
   }
   RunReport local;
@@ -421,7 +432,7 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
   // Pictures are allocated as the readers first need them (page-locking
   // costs about 0.25 ms/MB on one thread, so nothing up front): at most the readers'
   // window, the frames in the loop, the history and the set being read.
-  InputReader reader(ref, dis, frame_cnt, pool, &rep.warnings, plan.reader_threads, run_first_);
+  InputReader reader(ref, dis, frame_cnt, pool, &rep.warnings, plan.reader_threads, run_first_, plan.read_ahead);
   // The inputs' own error for a frame set the device flags (frame numbers
   // count skipped frames), in the CPU path's order: ref, then each input.
   const auto host_check = [&](const FrameSet& set) -> Status {

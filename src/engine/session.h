@@ -83,8 +83,9 @@ class Session {
   // registered feature may run there. After registration.
   void begin_device() const;
   // Inits every extractor for `fmt`, assigns each feature's backend
-  // (creating its twin) and plans the frame loop. Once, after registration.
-  Result<InputPlan> prepare(const VideoFormat& fmt);
+  // (creating its twin) and plans the frame loop for inputs of which
+  // `decoders` decode. Once, after registration.
+  Result<InputPlan> prepare(const VideoFormat& fmt, unsigned decoders = 0);
   // The loop plan, after prepare().
   const LoopPlan& plan() const { return plan_; }
   // Where input pictures should live (pinned when a GPU uploads them).

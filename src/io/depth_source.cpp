@@ -17,6 +17,9 @@ class DepthSource final : public VideoSource {
   const VideoFormat& format() const override { return format_; }
   bool random_access() const override { return inner_->random_access(); }
   std::optional<unsigned> frames_hint() const override { return inner_->frames_hint(); }
+  ColorRange color_range() const override { return inner_->color_range(); }
+  bool decodes() const override { return inner_->decodes(); }
+  Status set_decode_threads(unsigned threads) override { return inner_->set_decode_threads(threads); }
 
   Result<bool> read(Picture& pic) override {
     forward();

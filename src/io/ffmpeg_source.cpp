@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #include "io/ffmpeg_api.h"
 
@@ -62,13 +63,8 @@ class FfmpegSource final : public VideoSource {
     const AVCodec* dec = nullptr;
     stream_ = av.av_find_best_stream(fmt_ctx_, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
     if (stream_ < 0 || !dec) TWINMAF_FAIL(kBadInput, "{}: no decodable video stream", path());
-    codec_ = av.avcodec_alloc_context3(dec);
-    if (!codec_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
-    err = av.avcodec_parameters_to_context(codec_, fmt_ctx_->streams[stream_]->codecpar);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: bad codec parameters: {}", path(), av_error(av, err));
-    codec_->thread_count = 0;
-    err = av.avcodec_open2(codec_, dec, nullptr);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open decoder: {}", path(), av_error(av, err));
+    decoder_ = dec;
+    TWINMAF_RETURN_IF_ERROR(open_decoder(0));
     packet_ = av.av_packet_alloc();
     frame_ = av.av_frame_alloc();
     if (!packet_ || !frame_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
@@ -79,6 +75,18 @@ class FfmpegSource final : public VideoSource {
   }
 
   const VideoFormat& format() const override { return format_; }
+
+  ColorRange color_range() const override {
+    if (codec_->color_range == AVCOL_RANGE_JPEG) return ColorRange::kFull;
+    const AVPixFmtDescriptor* d = av.av_pix_fmt_desc_get(codec_->pix_fmt);
+    return d && std::string_view(d->name).starts_with("yuvj") ? ColorRange::kFull : ColorRange::kLimited;
+  }
+  bool decodes() const override { return true; }
+  Status set_decode_threads(unsigned threads) override {
+    if (threads == threads_) return ok_status();
+    if (started_) TWINMAF_FAIL(kInternal, "{}: decoder threads set after the first read", path());
+    return open_decoder(threads);
+  }
 
   std::optional<unsigned> frames_hint() const override {
     const AVStream* st = fmt_ctx_->streams[stream_];
@@ -115,7 +123,21 @@ class FfmpegSource final : public VideoSource {
   }
 
  private:
+  Status open_decoder(unsigned threads) {
+    av.avcodec_free_context(&codec_);
+    codec_ = av.avcodec_alloc_context3(decoder_);
+    if (!codec_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
+    int err = av.avcodec_parameters_to_context(codec_, fmt_ctx_->streams[stream_]->codecpar);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: bad codec parameters: {}", path(), av_error(av, err));
+    codec_->thread_count = int(threads);
+    err = av.avcodec_open2(codec_, decoder_, nullptr);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open decoder: {}", path(), av_error(av, err));
+    threads_ = threads;
+    return ok_status();
+  }
+
   Result<bool> next_frame() {
+    started_ = true;
     for (;;) {
       int err = av.avcodec_receive_frame(codec_, frame_);
       if (err == 0) return true;
@@ -141,7 +163,10 @@ class FfmpegSource final : public VideoSource {
   const FfmpegApi& av;
   VideoFormat format_;
   AVFormatContext* fmt_ctx_ = nullptr;
+  const AVCodec* decoder_ = nullptr;
   AVCodecContext* codec_ = nullptr;
+  unsigned threads_ = 0;
+  bool started_ = false;  // the decoder has been fed
   AVPacket* packet_ = nullptr;
   AVFrame* frame_ = nullptr;
   int stream_ = -1;

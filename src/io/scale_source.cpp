@@ -41,6 +41,9 @@ class ScaleSource final : public VideoSource {
 
   const VideoFormat& format() const override { return format_; }
   std::optional<unsigned> frames_hint() const override { return inner_->frames_hint(); }
+  ColorRange color_range() const override { return inner_->color_range(); }
+  bool decodes() const override { return inner_->decodes(); }
+  Status set_decode_threads(unsigned threads) override { return inner_->set_decode_threads(threads); }
 
   Result<bool> read(Picture& pic) override {
     forward();

@@ -19,6 +19,11 @@
 
 namespace twinmaf {
 
+// The sample range of an input: full where it says so (FFmpeg's color_range
+// pc, a yuvj pixel format, Y4M's XCOLORRANGE=FULL), else limited (the
+// convention for unmarked YUV); raw files cannot say (unknown).
+enum class ColorRange : uint8_t { kUnknown, kLimited, kFull };
+
 class VideoSource {
  public:
   virtual ~VideoSource() = default;
@@ -42,6 +47,11 @@ class VideoSource {
   // for raw files, from the size for Y4M files (bare FRAME headers assumed),
   // the container's count or duration for FFmpeg inputs; none for streams.
   virtual std::optional<unsigned> frames_hint() const { return std::nullopt; }
+  virtual ColorRange color_range() const { return ColorRange::kUnknown; }
+  // Inputs that decode (FFmpeg): the decoder's threads (0: libavcodec's
+  // choice, a thread per core). Before the first read or skip.
+  virtual bool decodes() const { return false; }
+  virtual Status set_decode_threads(unsigned /*threads*/) { return ok_status(); }
   // Planes to read: 1 reads luma only and leaves chroma storage untouched
   // (for feature sets that never read chroma). Default: all planes.
   void set_planes_needed(int planes) { planes_needed_ = planes; }

@@ -58,7 +58,8 @@ bool parse_colour_space(std::string_view c, PixFmt* fmt, int* bpc, bool* alpha) 
 
 }  // namespace
 
-Result<VideoFormat> parse_y4m_header(std::string_view line, uint64_t* alpha_plane_bytes) {
+Result<VideoFormat> parse_y4m_header(std::string_view line, uint64_t* alpha_plane_bytes, ColorRange* range) {
+  *range = ColorRange::kLimited;
   if (!line.starts_with(kMagic) || (line.size() > kMagic.size() && line[kMagic.size()] != ' '))
     TWINMAF_FAIL(kBadInput, "not a Y4M file (no YUV4MPEG2 signature)");
   bool got_w = false, got_h = false, got_f = false, alpha = false;
@@ -95,8 +96,9 @@ Result<VideoFormat> parse_y4m_header(std::string_view line, uint64_t* alpha_plan
         if (v != "p")
           TWINMAF_FAIL(kUnsupported, "interlaced Y4M ('{}') is not supported; deinterlace it first", tag);
         break;
-      case 'X':
-        break;  // extensions: do not change the samples
+      case 'X':  // extensions: only the range is read
+        if (v == "COLORRANGE=FULL") *range = ColorRange::kFull;
+        break;
       case 'C':
         if (!parse_colour_space(v, &f.fmt, &f.bpc, &alpha))
           TWINMAF_FAIL(kUnsupported, "unsupported Y4M colour space '{}'", v);
@@ -122,7 +124,7 @@ Result<std::unique_ptr<VideoSource>> Y4mSource::open(FileReader file) {
   const size_t nl = head.find('\n');
   if (!head.starts_with(kMagic)) TWINMAF_FAIL(kBadInput, "{}: not a Y4M file", path);
   if (nl == std::string_view::npos) TWINMAF_FAIL(kBadInput, "{}: Y4M header is not terminated", path);
-  auto f = parse_y4m_header(head.substr(0, nl), &s->alpha_bytes_);
+  auto f = parse_y4m_header(head.substr(0, nl), &s->alpha_bytes_, &s->range_);
   if (!f.ok()) return Status(f.status().code(), fmt::format("{}: {}", path, f.status().message()));
   s->format_ = *f;
   s->offset_ = nl + 1;

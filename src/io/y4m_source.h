@@ -16,10 +16,12 @@ class Y4mSource final : public VideoSource {
   const VideoFormat& format() const override { return format_; }
   Result<bool> read(Picture& pic) override;
   std::optional<unsigned> frames_hint() const override;
+  ColorRange color_range() const override { return range_; }
 
  private:
   explicit Y4mSource(FileReader file) : VideoSource(file.path()), file_(std::move(file)) {}
   VideoFormat format_;
+  ColorRange range_ = ColorRange::kLimited;
   FileReader file_;
   uint64_t header_bytes_ = 0;  // the stream header line
   uint64_t offset_ = 0;       // start of the next frame header
@@ -28,6 +30,6 @@ class Y4mSource final : public VideoSource {
 };
 
 // Parses a Y4M stream header line (without the trailing newline).
-Result<VideoFormat> parse_y4m_header(std::string_view line, uint64_t* alpha_plane_bytes);
+Result<VideoFormat> parse_y4m_header(std::string_view line, uint64_t* alpha_plane_bytes, ColorRange* range);
 
 }  // namespace twinmaf

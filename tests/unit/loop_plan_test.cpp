@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace twinmaf {
 namespace {
 
@@ -125,6 +127,20 @@ TEST(LoopPlan, SegmentsLeaveTheirTermsUnsettled) {
   LoopRequest q = request(k1080p8, {{kLuma, true, true}}, 0);
   q.segment = true;
   EXPECT_FALSE(plan_loop(q).settle);
+}
+
+TEST(LoopPlan, DecodersShareTheMachine) {
+  LoopRequest q = request(k4k8, {{kLuma, true}}, 0);
+  EXPECT_EQ(plan_loop(q).input.decode_threads, 0u);  // raw inputs: no decoders, read in the loop
+  EXPECT_EQ(plan_loop(q).input.read_ahead, 0u);
+  for (const auto& [decoders, hw, threads] : {std::tuple{1u, 16u, 16u}, {2u, 16u, 8u}, {9u, 16u, 1u}, {3u, 2u, 1u},
+                                               {2u, 2u, 1u}, {3u, 16u, 5u}}) {
+    q.decoders = decoders;
+    q.hardware_threads = hw;
+    const LoopPlan p = plan_loop(q);
+    EXPECT_EQ(p.input.decode_threads, threads) << decoders << " decoders, " << hw << " threads";
+    EXPECT_EQ(p.input.read_ahead, kReadAhead);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Compressed inputs (the decode stage): one reference against encodes in
+H.264/mkv, HEVC/mp4, VP9/webm and AV1/ivf made here with ffmpeg, read by every
+decoder at once, scores == the same frames decoded to raw YUV by ffmpeg (every
+value of the JSON but the fps), at --threads 0 and 2, with --frame_cnt and a
+shorter encode (which ends the run for every encode, with libvmaf's warning); a full-range input against a limited-range one is refused
+with one line and no result file.
+
+Usage: decode_test.py TWINMAF_BIN CLIPS_DIR"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN, CLIPS = sys.argv[1], sys.argv[2]
+SRC = os.path.join(CLIPS, "synth_576x324_420p8_48f.mkv")
+W, H = 576, 324
+failures = []
+os.environ["SVT_LOG"] = "1"  # SVT-AV1: errors only
+
+
+def check(name, ok, detail=""):
+    if not ok:
+        failures.append(f"{name}: {detail}")
+
+
+def ffmpeg(*args):
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *map(str, args)], check=True)
+
+
+def score(*args):
+    p = subprocess.run([BIN, *map(str, args), "-q"], capture_output=True, text=True, timeout=300)
+    return p
+
+
+def results(path):
+    d = json.load(open(path))
+    d.pop("fps", None)
+    return d
+
+
+with tempfile.TemporaryDirectory() as d:
+    j = lambda name: os.path.join(d, name)
+    ffmpeg("-i", SRC, "-frames:v", 24, "-c:v", "libx264", "-crf", 16, j("ref.mkv"))
+    encodes = {
+        "hevc.mp4": ["-c:v", "libx265", "-crf", 32, "-x265-params", "log-level=error"],
+        "vp9.webm": ["-c:v", "libvpx-vp9", "-b:v", "300k", "-deadline", "realtime", "-cpu-used", 8],
+        "av1.ivf": ["-c:v", "libsvtav1", "-crf", 45, "-preset", 12],
+        "short.mkv": ["-c:v", "libx264", "-crf", 35, "-frames:v", 17],
+    }
+    for name, opts in encodes.items():
+        ffmpeg("-i", j("ref.mkv"), *opts, j(name))
+    for name in ["ref.mkv", *encodes]:
+        ffmpeg("-i", j(name), "-f", "rawvideo", "-pix_fmt", "yuv420p", j(name + ".yuv"))
+    raw = ["-w", W, "-h", H, "-p", "420", "-b", 8]
+
+    for threads in (0, 2):
+        for frame_cnt in ([], ["--frame_cnt", 9]):
+            tag = f"threads {threads} {frame_cnt}"
+            dis, dis_raw, outs, outs_raw = [], [], [], []
+            for k, name in enumerate(encodes):
+                dis += ["-d", j(name)]
+                dis_raw += ["-d", j(name + ".yuv")]
+                outs += ["-o", j(f"c{k}.json")]
+                outs_raw += ["-o", j(f"r{k}.json")]
+            common = ["--threads", threads, "--json", "--feature", "psnr", *frame_cnt]
+            p = score("-r", j("ref.mkv"), *dis, *outs, *common)
+            check(f"containers ({tag}): exit", p.returncode == 0, p.stderr)
+            q = score("-r", j("ref.mkv.yuv"), *dis_raw, *outs_raw, *common, *raw)
+            check(f"raw ({tag}): exit", q.returncode == 0, q.stderr)
+            if p.returncode or q.returncode:
+                continue
+            for k, name in enumerate(encodes):
+                a, b = results(j(f"c{k}.json")), results(j(f"r{k}.json"))
+                want = 9 if frame_cnt else 17  # the run ends with the short encode
+                check(f"{name} ({tag}): frames", len(a["frames"]) == want, len(a["frames"]))
+                check(f"{name} ({tag}): == raw", a == b)
+            check(f"containers ({tag}): the short encode's warning",
+                  ("short.mkv\" ended before" in p.stderr) == (not frame_cnt), p.stderr)
+
+    # Sample ranges: full (yuvj / pc) against limited or unmarked.
+    ffmpeg("-i", j("ref.mkv"), "-vf", "scale=out_range=pc", "-pix_fmt", "yuvj420p", "-c:v", "libx264", "-crf", 20,
+           j("full.mkv"))
+    ffmpeg("-i", j("ref.mkv"), "-vf", "scale=out_range=pc", "-color_range", "pc", "-strict", -1, "-f", "yuv4mpegpipe",
+           j("full.y4m"))
+    for ref, dis in (("ref.mkv", "full.mkv"), ("full.y4m", "hevc.mp4")):
+        out = j("range.json")
+        p = score("-r", j(ref), "-d", j(dis), "--json", "-o", out)
+        lines = p.stderr.strip().splitlines()
+        check(f"range {ref} {dis}: refused", p.returncode != 0 and len(lines) == 1 and "sample ranges do not match"
+              in lines[0] and "full (pc)" in lines[0], p.stderr)
+        check(f"range {ref} {dis}: no result file", not os.path.exists(out))
+    p = score("-r", j("full.y4m"), "-d", j("full.mkv"), "--json", "-o", j("same.json"))
+    check("range full against full: scored", p.returncode == 0, p.stderr)
+
+for f in failures:
+    print("FAIL", f)
+print(f"decode_test: {len(failures)} failures")
+sys.exit(1 if failures else 0)
