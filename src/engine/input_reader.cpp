@@ -144,14 +144,9 @@ std::string InputReader::describe() const { return sources_[0]->path() + " and "
 
 Result<bool> InputReader::next(FrameSet* out) {
   if (done_ || (frame_cnt_ && next_ >= frame_cnt_)) return false;
-  if (workers_.empty()) {
-    Read r = read_set(next_, true);
-    TWINMAF_ASSIGN_OR_RETURN(bool got, deliver(r, out));
-    if (got) ++next_;
-    return got;
-  }
-  if (!streamed_.empty()) {
-    Read r = take_streamed();
+  // Sequential and stream modes: only this thread reads next_.
+  if (workers_.empty() || !streamed_.empty()) {
+    Read r = streamed_.empty() ? read_set(next_, true) : take_streamed();
     TWINMAF_ASSIGN_OR_RETURN(bool got, deliver(r, out));
     if (got) ++next_;
     return got;

@@ -75,6 +75,12 @@ Outcome read_all(const std::string& ref, const std::string& dis, const RawParams
   return o;
 }
 
+void expect_same(const Outcome& want, const Outcome& got) {
+  EXPECT_EQ(want.frames, got.frames);
+  EXPECT_EQ(want.warnings, got.warnings);
+  EXPECT_EQ(want.error, got.error);
+}
+
 TEST(InputReader, ParallelReadsEqualSequential) {
   Files f;
   test::NoiseClipSpec spec{37, 21, PixFmt::k420, 8, 23, 5};
@@ -93,10 +99,7 @@ TEST(InputReader, ParallelReadsEqualSequential) {
       const Outcome a = read_all(r, other, p, 1, frame_cnt);
       for (unsigned threads : {2u, 5u, 12u}) {
         SCOPED_TRACE(other + " threads " + std::to_string(threads) + " frame_cnt " + std::to_string(frame_cnt));
-        const Outcome b = read_all(r, other, p, threads, frame_cnt);
-        EXPECT_EQ(a.frames, b.frames);
-        EXPECT_EQ(a.warnings, b.warnings);
-        EXPECT_EQ(a.error, b.error);
+        expect_same(a, read_all(r, other, p, threads, frame_cnt));
       }
     }
   EXPECT_EQ(read_all(r, d, p, 4, 0).frames.size(), 2u * 23);
@@ -122,10 +125,7 @@ TEST(InputReader, StreamedReadsEqualSequential) {
       const Outcome want = read_all(a, b, p, 1, frame_cnt);
       for (unsigned ahead : {1u, 2u, 3u}) {
         SCOPED_TRACE(a + " " + b + " ahead " + std::to_string(ahead) + " frame_cnt " + std::to_string(frame_cnt));
-        const Outcome got = read_all(a, b, p, 1, frame_cnt, ahead);
-        EXPECT_EQ(want.frames, got.frames);
-        EXPECT_EQ(want.warnings, got.warnings);
-        EXPECT_EQ(want.error, got.error);
+        expect_same(want, read_all(a, b, p, 1, frame_cnt, ahead));
       }
     }
   EXPECT_EQ(read_all(r, s, p, 1, 0, 2).warnings.size(), 1u);
