@@ -1,8 +1,10 @@
 #!/bin/bash
-# device_bundle.sh — builds the CUDA binaries for the GPU host (sm_90, no
-# FFmpeg: that host lacks the Debian libraries) into build/device and gathers
-# them, the shared libraries the host lacks, and a few raw clips for the twin
-# tests into .device/ (git-ignored), the folder a device run carries.
+# device_bundle.sh — builds the CUDA binaries for the GPU host (sm_90) into
+# build/device and gathers them, the shared libraries the host lacks, the
+# FFmpeg they decode with (scripts/ffmpeg_device.sh: libraries and an
+# ffmpeg, NVDEC and dav1d included; that host has no Debian libraries) and a
+# few raw clips for the twin tests into .device/ (git-ignored), the folder a
+# device run carries.
 # Run on the GPU host: .device/run.sh <command...> (sets LD_LIBRARY_PATH).
 # The C API too: libvmaf.so.3, capi_cuda and device_capi.sh; with
 # FFMPEG_CUDA=1 also an FFmpeg with the libvmaf_cuda filter
@@ -10,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DTWINMAF_CUDA=ON -DTWINMAF_FFMPEG=OFF \
+cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DTWINMAF_CUDA=ON -DTWINMAF_FFMPEG=ON \
   -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
 cmake --build build/device --target twinmaf twinmaf_twin twinmaf_bench twinmaf_unit twinmaf_gpu_bench vmaf capi_cuda
 rm -rf .device && mkdir -p .device/bin .device/lib .device/clips
@@ -18,12 +20,16 @@ cp build/device/twinmaf build/device/tests/twinmaf_twin build/device/tests/twinm
    build/device/bench/twinmaf_bench build/device/bench/twinmaf_gpu_bench build/device/tests/capi/capi_cuda .device/bin/
 if [[ ${FFMPEG_CUDA:-0} == 1 ]]; then
   cp "$(scripts/ffmpeg_cuda.sh build/device build/ffmpeg-cuda)" .device/bin/
+else
+  ff=$(scripts/ffmpeg_device.sh build/ffmpeg-device)
+  cp "$ff/bin/ffmpeg" .device/bin/
+  cp -P "$ff"/lib/lib*.so.* .device/lib/
 fi
 strip .device/bin/*
 # Libraries outside the C/C++ runtime that the binaries need.
 # (libvmaf.so.3 from the build tree: ffmpeg's rpath, ../lib, finds it there.)
 for b in .device/bin/*; do ldd "$b"; done | awk '/=>/ && $3 ~ /^\// {print $3}' | sort -u |
-  grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl|librt)[.-]' |
+  grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl|librt)[.-]|/\.device/' |
   while read -r lib; do cp -L "$lib" .device/lib/; done
 # Real content for the twin tests: a few frames of golden clips, raw.
 data=$( (ls -d build/release/testdata/clips build/testdata/clips 2>/dev/null || true) | head -1)

@@ -117,6 +117,9 @@ struct ScorerConfig {
   // context.
   void* cuda_context = nullptr;
   unsigned readers = 0;     // raw-input reader threads on the GPU path (0: auto)
+  // Where compressed inputs are decoded: one choice for every input, or one
+  // per input (the reference first, then each distorted input).
+  std::vector<Decode> decode{Decode::kAuto};
   bool profile = false;     // per-stage timings in report().profile
   unsigned distorted = 1;   // distorted inputs scored against one reference
   // libvmaf's common_bitdepth (--aom_ctc v6.0 and later): score() accepts
@@ -272,6 +275,7 @@ struct ModelSummary {
 
 struct RunInfo {
   unsigned frames = 0;                // frames scored
+  std::vector<InputDecoding> decoding;  // the inputs that decode, reference first
   double seconds = 0;                 // the whole job
   double loop_seconds = 0;            // the frame loop: first frame read to last finished
   std::vector<std::string> warnings;  // e.g. an input ended early

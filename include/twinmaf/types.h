@@ -33,6 +33,26 @@ struct BackendChoice {
 };
 Result<BackendChoice> parse_backend_choice(std::string_view text);
 
+// Where compressed inputs (FFmpeg) are decoded. kAuto: on NVDEC for the
+// inputs this GPU's libavcodec hwaccel takes when every feature runs on the
+// GPU, sharing the inputs with CPU decoders where several decode at once;
+// elsewhere on the CPU. kNvdec: every compressed input on NVDEC, or an error
+// naming the input and the reason. kCpu: on CPU threads.
+enum class Decode { kAuto, kCpu, kNvdec };
+
+// "auto", "cpu" or "nvdec" for every input, or a list of them, one per input
+// (the reference first, then each distorted input): "cpu,nvdec".
+Result<std::vector<Decode>> parse_decode(std::string_view text);
+
+// How a compressed input was decoded (RunInfo::decoding).
+struct InputDecoding {
+  std::string input;    // its path
+  std::string decoder;  // "nvdec", "cpu, 8 threads"
+  std::string why;      // why that decoder (ScorerConfig::decode)
+  double seconds = 0;   // decoding it (its reader thread's time in the decoder)
+  unsigned frames = 0;  // frames decoded, skipped ones included
+};
+
 // Which frames to score (libvmaf's --frame_cnt, --frame_skip_ref,
 // --frame_skip_dist).
 struct RunLimits {

@@ -43,7 +43,7 @@ class Result:
     what was computed there.
     pooled: metric name -> {'min', 'max', 'mean', 'harmonic_mean'}.
     aggregates: whole-run values (apsnr_y, ...).
-    info: frames, seconds, warnings, device, backends.
+    info: frames, seconds, warnings, device, backends, decoding.
     """
 
     def __init__(self, scorer, lane=0):
@@ -143,18 +143,21 @@ def _unsigned(name, value, lo=0):
     return value
 
 
-def _scorer(models, features, backend, threads, subsample, progress, distorted=1):
+def _scorer(models, features, backend, threads, subsample, progress, decode="auto", distorted=1):
     """A configured _twinmaf.Scorer from score()'s keywords."""
     if progress is not None and not callable(progress):
         raise ValueError("progress: expected a callable progress(frames, seconds)")
     if not isinstance(backend, str):
         raise ValueError("backend: expected 'auto', 'cpu', 'cuda' or a list like 'auto,psnr_hvs=cpu'")
+    if not isinstance(decode, str):
+        raise ValueError("decode: expected 'auto', 'cpu', 'nvdec' or one per input, 'cpu,nvdec'")
     return _twinmaf.Scorer(
         [_model_text(m) for m in _texts("models", models)],
         _texts("features", features),
         _unsigned("threads", threads),
         _unsigned("subsample", subsample),
         backend,
+        decode,
         distorted,
         progress,
     )
@@ -307,6 +310,7 @@ class _Options:
     models: object = ("vmaf_v0.6.1",)
     features: object = ()
     backend: object = "auto"
+    decode: object = "auto"
     threads: object = 0
     frame_count: object = None
     subsample: object = 1
@@ -330,6 +334,7 @@ class _Options:
             models=self.models,
             features=self.features,
             backend=self.backend,
+            decode=self.decode,
             threads=self.threads,
             subsample=self.subsample,
             progress=self.progress,
@@ -372,7 +377,8 @@ def score(reference, distorted, **options):
     module's doc). models, features: the CLI's --model and --feature texts
     ('vmaf_v0.6.1', 'path=m.json:name=m', 'psnr=enable_chroma=false').
     backend: 'auto', 'cpu', 'cuda', or per feature 'auto,psnr_hvs=cpu'.
-    threads: worker threads (0: the calling thread). frame_count: at most
+    decode: where compressed files decode, 'auto', 'cpu' or 'nvdec' (the
+    CLI's --decode; Result.info['decoding'] says where each did). threads: worker threads (0: the calling thread). frame_count: at most
     this many frames. subsample: every Nth frame. progress: called as
     progress(frames, seconds) after each frame, on the thread finishing frames.
     frame_skip_ref, frame_skip_dist: frames skipped at the start of each path.

@@ -70,7 +70,7 @@ std::optional<twinmaf::RawParams> raw_params(const py::object& raw) {
 class PyScorer {
  public:
   PyScorer(std::vector<std::string> models, std::vector<std::string> features, unsigned threads, unsigned subsample,
-           const std::string& backend, unsigned distorted, py::object progress) {
+           const std::string& backend, const std::string& decode, unsigned distorted, py::object progress) {
     twinmaf::ScorerConfig cfg;
     cfg.models = std::move(models);
     cfg.features = std::move(features);
@@ -81,6 +81,9 @@ class PyScorer {
     check(choice.status());
     cfg.backend = choice->backend;
     cfg.feature_backends = choice->per_feature;
+    auto dec = twinmaf::parse_decode(decode);
+    check(dec.status());
+    cfg.decode = std::move(*dec);
     if (!progress.is_none()) {
       progress_ = std::make_shared<py::object>(std::move(progress));
       // Called on the thread that finishes frames: takes the GIL; an
@@ -252,6 +255,17 @@ class PyScorer {
     d["warnings"] = i.warnings;
     d["device"] = i.device;
     d["backends"] = i.backends;
+    py::list decoding;
+    for (const twinmaf::InputDecoding& x : i.decoding) {
+      py::dict e;
+      e["input"] = x.input;
+      e["decoder"] = x.decoder;
+      e["why"] = x.why;
+      e["seconds"] = x.seconds;
+      e["frames"] = x.frames;
+      decoding.append(e);
+    }
+    d["decoding"] = decoding;
     return d;
   }
 
@@ -297,9 +311,9 @@ PYBIND11_MODULE(_twinmaf, m) {
   m.def("check_output_path", [](const std::string& path) { check(twinmaf::check_output_path(path)); });
   py::class_<PyScorer>(m, "Scorer")
       .def(py::init<std::vector<std::string>, std::vector<std::string>, unsigned, unsigned, const std::string&,
-                    unsigned, py::object>(),
+                    const std::string&, unsigned, py::object>(),
            py::arg("models"), py::arg("features"), py::arg("threads"), py::arg("subsample"), py::arg("backend"),
-           py::arg("distorted"), py::arg("progress"))
+           py::arg("decode"), py::arg("distorted"), py::arg("progress"))
       .def("score", &PyScorer::score, py::arg("reference"), py::arg("reference_raw"), py::arg("distorted"),
            py::arg("distorted_raw"), py::arg("frame_cnt"), py::arg("skip_ref"), py::arg("skip_dis"))
       .def("compute_segment", &PyScorer::compute_segment)

@@ -106,6 +106,17 @@ Result<Backend> parse_backend(std::string_view text) {
   TWINMAF_FAIL(kInvalidArgument, "--backend: '{}' is not cpu, cuda or auto", text);
 }
 
+Result<std::vector<Decode>> parse_decode(std::string_view text) {
+  std::vector<Decode> out;
+  for (std::string_view part : split(text, ',')) {
+    if (part == "auto") out.push_back(Decode::kAuto);
+    else if (part == "cpu") out.push_back(Decode::kCpu);
+    else if (part == "nvdec") out.push_back(Decode::kNvdec);
+    else TWINMAF_FAIL(kInvalidArgument, "--decode: '{}' is not auto, cpu or nvdec", part);
+  }
+  return out;
+}
+
 Result<BackendChoice> parse_backend_choice(std::string_view text) {
   BackendChoice c;
   for (std::string_view part : split(text, ',')) {

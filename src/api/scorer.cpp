@@ -78,6 +78,7 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
   sc.cuda_context = cfg.cuda_context;
   sc.profile = cfg.profile;
   sc.readers = cfg.readers;
+  sc.decode = cfg.decode;
   Impl* raw = impl.get();
   if (cfg.progress)
     sc.on_frame = [raw](unsigned index) {
@@ -295,6 +296,7 @@ Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& d
   const Status st = m.session->run(*in.ref, in.dis_ptrs, run_limits, &m.report, skip_dis);
   m.info.warnings = m.report.warnings;
   m.info.profile = m.report.profile;
+  m.info.decoding = m.report.decoding;
   TWINMAF_RETURN_IF_ERROR(st);
   return m.predict();
 }

@@ -6,10 +6,11 @@ namespace twinmaf {
 
 InputReader::InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsigned frame_cnt, PicturePool& pool,
                          std::vector<std::string>* warnings, unsigned threads, unsigned first_index,
-                         unsigned ahead)
-    : frame_cnt_(frame_cnt), first_index_(first_index), pool_(pool), warnings_(warnings) {
+                         unsigned ahead, std::vector<PicturePool*> source_pools)
+    : frame_cnt_(frame_cnt), first_index_(first_index), pools_(std::move(source_pools)), warnings_(warnings) {
   sources_.push_back(&ref);
   sources_.insert(sources_.end(), dis.begin(), dis.end());
+  pools_.resize(sources_.size(), &pool);
   const bool random = std::all_of(sources_.begin(), sources_.end(), [](VideoSource* s) { return s->random_access(); });
   if (!random && ahead > 0) {
     window_ = ahead;
@@ -41,7 +42,7 @@ InputReader::Read InputReader::read_set(unsigned i, bool sequential) {
       r.got.push_back(false);
       continue;
     }
-    PicturePtr pic = pool_.acquire();
+    PicturePtr pic = pools_[k]->acquire();
     r.got.push_back(sequential ? sources_[k]->read(*pic) : sources_[k]->read_frame(i, *pic));
     if (k == 0) r.set.ref = std::move(pic);
     else r.set.dis.push_back(std::move(pic));
@@ -83,7 +84,7 @@ void InputReader::stream(size_t k) {
     }
     Streamed s{nullptr, false};
     if (!frame_cnt_ || i < frame_cnt_) {  // past --frame_cnt: the end
-      s.pic = pool_.acquire();
+      s.pic = pools_[k]->acquire();
       s.got = sources_[k]->read(*s.pic);
     }
     const bool last = !s.got.ok() || !*s.got;

@@ -1,5 +1,6 @@
 // Reads a reference and its distorted inputs in lockstep into pictures of a
-// pool, applying --frame_cnt. An input ending before another ends the run
+// pool (per input, where source_pools names one: NVDEC's inputs read into
+// device memory), applying --frame_cnt. An input ending before another ends the run
 // with libvmaf's warning; read errors end it with the error.
 //
 // With threads > 1 and random-access sources only (raw YUV), `threads`
@@ -31,7 +32,7 @@ class InputReader final : public FrameFeed {
  public:
   InputReader(VideoSource& ref, std::vector<VideoSource*> dis, unsigned frame_cnt, PicturePool& pool,
               std::vector<std::string>* warnings, unsigned threads = 1, unsigned first_index = 0,
-              unsigned ahead = 0);
+              unsigned ahead = 0, std::vector<PicturePool*> source_pools = {});
   ~InputReader() override;
   InputReader(const InputReader&) = delete;
   InputReader& operator=(const InputReader&) = delete;
@@ -54,7 +55,7 @@ class InputReader final : public FrameFeed {
   std::vector<VideoSource*> sources_;  // ref, then the distorted inputs
   unsigned frame_cnt_;
   unsigned first_index_;  // the number of the first frame read (a segment's)
-  PicturePool& pool_;
+  std::vector<PicturePool*> pools_;  // per source: `pool`, or its entry of source_pools
   std::vector<std::string>* warnings_;
   unsigned next_ = 0;
   bool done_ = false;

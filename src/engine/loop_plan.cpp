@@ -24,6 +24,56 @@ unsigned reader_threads(const LoopRequest& q, const InputPlan& in, bool any_sett
   return std::clamp(hw - std::min(hw, 2u), 1u, most);
 }
 
+// Where each input decodes (InputPlan::decoders). NVDEC writes pictures in
+// device memory, so it needs every feature on a twin and no host check of
+// the samples (InputPlan::device_input).
+void plan_decoders(const LoopRequest& q, InputPlan& in) {
+  const std::string refusal = !q.no_nvdec.empty() ? q.no_nvdec
+                              : !in.device_input
+                                  ? "some feature runs on the CPU or the samples' range is checked there, which "
+                                    "needs pictures in host memory"
+                                  : "";
+  std::vector<size_t> nvdec;  // inputs NVDEC may take
+  unsigned decoding = 0;
+  in.decoders.assign(q.inputs.size(), InputDecoder{});
+  for (size_t k = 0; k < q.inputs.size(); ++k) {
+    const PlannedInput& input = q.inputs[k];
+    InputDecoder& d = in.decoders[k];
+    if (!input.decodes) continue;
+    ++decoding;
+    const std::string& why = !refusal.empty() ? refusal : input.nvdec_refusal;
+    if (input.decode == Decode::kCpu) {
+      d = {DecodeOn::kCpu, "--decode cpu"};
+    } else if (!why.empty()) {
+      d = {input.decode == Decode::kNvdec ? DecodeOn::kNone : DecodeOn::kCpu, why};
+      if (input.decode == Decode::kNvdec && in.nvdec_refused < 0) in.nvdec_refused = int(k);
+    } else if (input.decode == Decode::kNvdec) {
+      d = {DecodeOn::kNvdec, "--decode nvdec"};
+    } else {
+      d = {DecodeOn::kNvdec, "NVDEC takes it"};
+      nvdec.push_back(k);  // auto's
+    }
+  }
+  // auto: the CPU's share of the decoding inputs, the last distorted ones
+  // of those left to auto (the reference feeds every lane).
+  const int cores = std::max(1, q.cores);
+  const size_t cpu_share = size_t(decoding) * size_t(cores) / size_t(cores + kNvdecCores);
+  size_t on_cpu = size_t(std::count_if(in.decoders.begin(), in.decoders.end(),
+                                       [](const InputDecoder& d) { return d.on == DecodeOn::kCpu; }));
+  for (; on_cpu < cpu_share && !nvdec.empty(); ++on_cpu) {
+    in.decoders[nvdec.back()] = {DecodeOn::kCpu, fmt::format("CPU decoders share the {} compressed inputs with "
+                                                             "NVDEC ({} cores: {} on the CPU)",
+                                                             decoding, cores, cpu_share)};
+    nvdec.pop_back();
+  }
+  const auto cpu = unsigned(std::count_if(in.decoders.begin(), in.decoders.end(),
+                                          [](const InputDecoder& d) { return d.on == DecodeOn::kCpu; }));
+  // Decoders idle once their input is read ahead, so they share the whole
+  // machine with the loop rather than each taking a thread per core.
+  if (cpu > 0) in.decode_threads = std::max(1u, std::max(1u, q.hardware_threads) / cpu);
+  if (decoding > 0) in.read_ahead = kReadAhead;
+}
+
 }  // namespace
 
 LoopPlan plan_loop(const LoopRequest& q) {
@@ -53,12 +103,7 @@ LoopPlan plan_loop(const LoopRequest& q) {
   // (16-bit samples cannot exceed their range: no check at all.)
   in.device_input = all_twins && (q.fmt.bpc == 8 || q.fmt.bpc == 16 || p.device_range_check);
   if (in.pinned) in.reader_threads = reader_threads(q, in, any_settles);
-  // Decoders idle once their input is read ahead, so they share the whole
-  // machine with the loop rather than each taking a thread per core.
-  if (q.decoders > 0) {
-    in.decode_threads = std::max(1u, std::max(1u, q.hardware_threads) / q.decoders);
-    in.read_ahead = kReadAhead;
-  }
+  plan_decoders(q, in);
 
   // The loop runs on the caller's thread, a window of frames apart, unless
   // CPU features can use workers: a oneTBB pipeline carries a frame through

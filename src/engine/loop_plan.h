@@ -11,8 +11,16 @@
 
 #include "core/picture.h"
 #include "features/feature.h"
+#include "twinmaf/types.h"
 
 namespace twinmaf {
+
+// Where an input is decoded (VideoSource::set_decoder).
+enum class DecodeOn : uint8_t { kNone, kCpu, kNvdec };
+struct InputDecoder {
+  DecodeOn on = DecodeOn::kNone;  // kNone: the input does not decode, or NVDEC was refused
+  std::string why;                // for --verbose, or the refusal
+};
 
 // What a prepared session needs of its inputs.
 struct InputPlan {
@@ -23,11 +31,15 @@ struct InputPlan {
   // inputs check the rest.
   int host_range_check_from = 0;
   unsigned reader_threads = 1;  // parallel raw readers worth running
-  // Inputs that decode (FFmpeg): each decoder's threads, the machine's
-  // divided among the decoders (0: no decoders). With any decoder, every input
-  // is read on a thread of its own, at most `read_ahead` frames ahead.
+  // Inputs that decode (FFmpeg): where each input decodes (reference first),
+  // each CPU decoder's threads, the machine's divided among the CPU decoders
+  // (0: none). With any decoder, every input is read on a thread of its own,
+  // at most `read_ahead` frames ahead.
+  std::vector<InputDecoder> decoders;
   unsigned decode_threads = 0;
   unsigned read_ahead = 0;
+  // --decode nvdec that cannot be honoured: the input (decoders[k].why says why); -1: none.
+  int nvdec_refused = -1;
   // Pictures may arrive in device memory (Scorer::push_device): every
   // feature runs on a twin and no host check reads the samples.
   bool device_input = false;
@@ -41,13 +53,21 @@ struct PlannedFeature {
   bool settles = false;  // Extractor::settles()
 };
 
+// An input as the plan sees it.
+struct PlannedInput {
+  bool decodes = false;       // VideoSource::decodes
+  std::string nvdec_refusal;  // VideoSource::nvdec_refusal (empty: NVDEC may take it)
+  Decode decode = Decode::kAuto;  // --decode's choice for it
+};
+
 struct LoopRequest {
   VideoFormat fmt;
   std::vector<PlannedFeature> features;
   unsigned threads = 0;  // SessionConfig::threads
   unsigned readers = 0;  // SessionConfig::readers (0: auto)
   bool segment = false;  // terms go to a sink, not to finish()
-  unsigned decoders = 0;  // inputs that decode (VideoSource::decodes)
+  std::vector<PlannedInput> inputs;  // files: the reference, then each distorted input
+  std::string no_nvdec;  // why the session has no GPU for NVDEC (empty: it has one)
   int cores = 1;         // oneTBB's default concurrency
   unsigned hardware_threads = 1;
 };
@@ -84,6 +104,12 @@ struct LoopPlan {
 // Frames each input is read ahead of the loop where some input decodes: the
 // decoders' own threads already hold a frame each in flight.
 inline constexpr unsigned kReadAhead = 3;
+
+// NVDEC's engines on one GPU decode about as many frames per second as this
+// many CPU cores (H200 host, 4K: 7 NVDEC sessions ~430 HEVC frames/s, 16
+// cores ~420-450): under --decode auto, CPU decoders take that share of the
+// compressed inputs.
+inline constexpr int kNvdecCores = 16;
 
 // Frames a device run keeps between admit and complete when nothing else
 // asks for more (docs/benchmarks.md has the runs that chose it).

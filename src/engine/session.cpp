@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "base/parallel.h"
@@ -87,6 +88,10 @@ Status Session::assign_backends(const VideoFormat&, std::vector<std::string>*) {
 
 PictureAllocator& Session::allocator() const { return host_allocator(); }
 
+PictureAllocator& Session::device_allocator() const { return host_allocator(); }  // never asked: no_nvdec()
+
+std::string Session::no_nvdec() const { return "this build of twinmaf has no CUDA backend"; }
+
 void Session::begin_device() const {}
 
 void Session::end_device() const {}
@@ -98,7 +103,7 @@ Result<std::unique_ptr<DeviceRun>> make_device_run(DeviceRunSetup) {
 }
 #endif
 
-Result<InputPlan> Session::prepare(const VideoFormat& fmt, unsigned decoders) {
+Result<InputPlan> Session::prepare(const VideoFormat& fmt, std::vector<PlannedInput> inputs) {
   if (prepared_) TWINMAF_FAIL(kInternal, "session prepared twice");
   if (lanes_[0].features.empty()) TWINMAF_FAIL(kInvalidArgument, "no features or models to compute");
   for (const auto& [name, backend] : cfg_.feature_backends)
@@ -123,7 +128,8 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt, unsigned decoders) {
   q.threads = cfg_.threads;
   q.readers = cfg_.readers;
   q.segment = sink_ != nullptr;
-  q.decoders = decoders;
+  q.inputs = std::move(inputs);
+  q.no_nvdec = no_nvdec();
   q.cores = tbb::info::default_concurrency();
   q.hardware_threads = std::thread::hardware_concurrency();
   plan_ = plan_loop(q);
@@ -403,9 +409,28 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
   const auto skip_of = [&](size_t lane) { return skip_dis.empty() ? limits.skip_dis : skip_dis[lane]; };
   for (VideoSource* d : dis) TWINMAF_RETURN_IF_ERROR(check_same_format(ref, *d));
   const VideoFormat fmt = ref.format();
-  unsigned decoders = ref.decodes();
-  for (const VideoSource* d : dis) decoders += d->decodes();
-  TWINMAF_ASSIGN_OR_RETURN(const InputPlan plan, prepare(fmt, decoders));
+  std::vector<VideoSource*> sources{&ref};
+  sources.insert(sources.end(), dis.begin(), dis.end());
+  const std::vector<Decode>& decode = cfg_.decode;
+  if (decode.size() > 1 && decode.size() != sources.size())
+    TWINMAF_FAIL(kInvalidArgument, "--decode lists {} choices for {} inputs (give one, or one per input)",
+                 decode.size(), sources.size());
+  const auto decode_of = [&](size_t k) { return decode.empty() ? Decode::kAuto : decode[std::min(k, decode.size() - 1)]; };
+  std::vector<PlannedInput> inputs;
+  for (size_t k = 0; k < sources.size(); ++k) {
+    const VideoSource& s = *sources[k];
+    inputs.push_back({s.decodes(), s.decodes() ? s.nvdec_refusal() : "", decode_of(k)});
+  }
+  TWINMAF_ASSIGN_OR_RETURN(const InputPlan plan, prepare(fmt, std::move(inputs)));
+  if (plan.nvdec_refused >= 0)
+    TWINMAF_FAIL(kUnsupported, "--decode nvdec: {}: {}", sources[size_t(plan.nvdec_refused)]->path(),
+                 plan.decoders[size_t(plan.nvdec_refused)].why);
+  for (size_t k = 0; k < sources.size(); ++k) {
+    const DecodeOn on = plan.decoders[k].on;
+    if (on == DecodeOn::kNone) continue;
+    TWINMAF_RETURN_IF_ERROR(sources[k]->set_decoder(
+        {plan.decode_threads, on == DecodeOn::kNvdec ? gpu_.get() : nullptr, decode_of(k) == Decode::kNvdec}));
+  }
   // A segment reads from the first frame its warm-up needs, numbering frames
   // from there, and stops `count` frames after `first`.
   unsigned frame_cnt = limits.frame_cnt;
@@ -418,31 +443,53 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
   }
   ref.set_planes_needed(plan.ref_planes);
   ref.set_host_range_check_from(plan.host_range_check_from);
-  TWINMAF_RETURN_IF_ERROR(ref.set_decode_threads(plan.decode_threads));
   TWINMAF_RETURN_IF_ERROR(ref.skip(limits.skip_ref + run_first_));
   for (size_t l = 0; l < dis.size(); ++l) {
     dis[l]->set_planes_needed(plan.dis_planes);
     dis[l]->set_host_range_check_from(plan.host_range_check_from);
-    TWINMAF_RETURN_IF_ERROR(dis[l]->set_decode_threads(plan.decode_threads));
     TWINMAF_RETURN_IF_ERROR(dis[l]->skip(skip_of(l) + run_first_));
   }
   RunReport local;
   RunReport& rep = report ? *report : local;
-  PicturePool pool(fmt, allocator(), std::max(plan.ref_planes, plan.dis_planes));
+  const int planes = std::max(plan.ref_planes, plan.dis_planes);
+  PicturePool pool(fmt, allocator(), planes);
   // Pictures are allocated as the readers first need them (page-locking
   // costs about 0.25 ms/MB on one thread, so nothing up front): at most the readers'
   // window, the frames in the loop, the history and the set being read.
-  InputReader reader(ref, dis, frame_cnt, pool, &rep.warnings, plan.reader_threads, run_first_, plan.read_ahead);
+  // NVDEC's inputs read into device memory.
+  std::optional<PicturePool> device_pool;
+  std::vector<PicturePool*> pools;
+  for (const InputDecoder& d : plan.decoders) {
+    if (d.on == DecodeOn::kNvdec && !device_pool) device_pool.emplace(fmt, device_allocator(), planes);
+    pools.push_back(d.on == DecodeOn::kNvdec ? &*device_pool : &pool);
+  }
+  InputReader reader(ref, dis, frame_cnt, pool, &rep.warnings, plan.reader_threads, run_first_, plan.read_ahead,
+                     pools);
   // The inputs' own error for a frame set the device flags (frame numbers
   // count skipped frames), in the CPU path's order: ref, then each input.
+  // (NVDEC's pictures, in device memory, hold 16-bit words shifted down to
+  // the depth: never out of range.)
   const auto host_check = [&](const FrameSet& set) -> Status {
-    TWINMAF_RETURN_IF_ERROR(check_sample_range(*set.ref, 0, plan.ref_planes, ref.path(), set.index + limits.skip_ref));
-    for (size_t l = 0; l < dis.size(); ++l)
+    if (set.ref->host_readable())
       TWINMAF_RETURN_IF_ERROR(
-          check_sample_range(*set.dis[l], 0, plan.dis_planes, dis[l]->path(), set.index + skip_of(l)));
+          check_sample_range(*set.ref, 0, plan.ref_planes, ref.path(), set.index + limits.skip_ref));
+    for (size_t l = 0; l < dis.size(); ++l)
+      if (set.dis[l]->host_readable())
+        TWINMAF_RETURN_IF_ERROR(
+            check_sample_range(*set.dis[l], 0, plan.dis_planes, dis[l]->path(), set.index + skip_of(l)));
     return ok_status();
   };
-  return run(reader, &rep, host_check);
+  const Status st = run(reader, &rep, host_check);
+  for (size_t k = 0; k < sources.size(); ++k) {
+    const VideoSource::DecodeStats s = sources[k]->decode_stats();
+    if (s.decoder.empty()) continue;
+    rep.decoding.push_back({sources[k]->path(), s.decoder, plan.decoders[k].why, s.seconds, s.frames});
+    if (cfg_.profile)
+      rep.profile.push_back(fmt::format("  decode              {:9.3f} ms/frame ({:.1f} fps) {} ({})",
+                                        s.frames ? 1000.0 * s.seconds / s.frames : 0.0,
+                                        s.seconds > 0 ? s.frames / s.seconds : 0.0, sources[k]->path(), s.decoder));
+  }
+  return st;
 }
 
 }  // namespace twinmaf

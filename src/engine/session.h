@@ -47,6 +47,9 @@ struct SessionConfig {
   std::vector<std::pair<std::string, Backend>> feature_backends;
   int gpu = 0;
   void* cuda_context = nullptr;  // ScorerConfig::cuda_context
+  // Compressed inputs: one choice for all, or one per input (reference
+  // first). engine/loop_plan.cpp: plan_decoders.
+  std::vector<Decode> decode{Decode::kAuto};
   bool profile = false;  // per-stage timings (RunReport::profile)
   // Input reader threads for random-access inputs (raw YUV) on the GPU path;
   // 0: the loop plan's choice (engine/loop_plan.cpp: the cores the loop
@@ -61,6 +64,7 @@ struct SessionConfig {
 
 struct RunReport {
   unsigned frames = 0;
+  std::vector<InputDecoding> decoding;  // files that decode, reference first
   std::vector<std::string> warnings;
   std::vector<std::string> profile;  // lines of the --profile table
   std::string device;                // GPU used, if any
@@ -84,12 +88,17 @@ class Session {
   void begin_device() const;
   // Inits every extractor for `fmt`, assigns each feature's backend
   // (creating its twin) and plans the frame loop for inputs of which
-  // `decoders` decode. Once, after registration.
-  Result<InputPlan> prepare(const VideoFormat& fmt, unsigned decoders = 0);
+  // `inputs` (files, reference first; none for pushed pictures). Once,
+  // after registration.
+  Result<InputPlan> prepare(const VideoFormat& fmt, std::vector<PlannedInput> inputs = {});
   // The loop plan, after prepare().
   const LoopPlan& plan() const { return plan_; }
   // Where input pictures should live (pinned when a GPU uploads them).
   PictureAllocator& allocator() const;
+  // Device memory, for inputs NVDEC decodes (CUDA builds).
+  PictureAllocator& device_allocator() const;
+  // Why this session cannot decode on NVDEC; empty where it can.
+  std::string no_nvdec() const;
   // The frame loop over `feed`, then every feature's flush. Once, after
   // prepare(). `host_range_check` gives the inputs' own error for a frame set
   // the device range check flags (null: none is needed).
@@ -178,6 +187,7 @@ class Session {
 
   SessionConfig cfg_;
   std::shared_ptr<gpu::Context> gpu_;
+  mutable std::unique_ptr<PictureAllocator> device_alloc_;  // NVDEC's pictures, in gpu_
   std::vector<Lane> lanes_;
   VideoFormat fmt_;
   bool prepared_ = false;

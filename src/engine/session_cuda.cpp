@@ -35,6 +35,13 @@ PictureAllocator& Session::allocator() const {
   return host_allocator();
 }
 
+PictureAllocator& Session::device_allocator() const {
+  if (!device_alloc_) device_alloc_ = std::make_unique<gpu::DeviceAllocator>(gpu_.get());
+  return *device_alloc_;
+}
+
+std::string Session::no_nvdec() const { return gpu_ ? std::string() : "the run uses no GPU"; }
+
 std::string Session::device_name() const {
   return gpu_ ? fmt::format("GPU {}: {}", gpu_->device(), gpu_->info().name) : std::string();
 }

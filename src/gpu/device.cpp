@@ -179,6 +179,10 @@ void PinnedAllocator::deallocate(void* p) {
 }
 
 void* DeviceAllocator::allocate(std::size_t bytes) {
+  if (ctx_) {
+    const Status bound = ctx_->bind();
+    if (!bound.ok()) allocation_failed("device", bytes, bound.message().c_str());
+  }
   void* p = nullptr;
   cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
   if (e == cudaSuccess) e = cudaMemset(p, 0, bytes);
@@ -186,7 +190,10 @@ void* DeviceAllocator::allocate(std::size_t bytes) {
   return p;
 }
 
-void DeviceAllocator::deallocate(void* p) { cudaFree(p); }
+void DeviceAllocator::deallocate(void* p) {
+  if (ctx_) (void)ctx_->bind();
+  cudaFree(p);
+}
 
 namespace {
 
@@ -222,16 +229,24 @@ namespace {
 
 // cuCtxSetCurrent through the runtime (no link to libcuda: the library loads
 // where no driver is installed); null if the driver lacks it.
+void* driver_entry(const char* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  return cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+                 q == cudaDriverEntryPointSuccess
+             ? p
+             : nullptr;
+}
+
 using SetCurrent = CUresult (*)(CUcontext);
 SetCurrent set_current() {
-  static const SetCurrent f = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    return cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
-                   q == cudaDriverEntryPointSuccess
-               ? reinterpret_cast<SetCurrent>(p)
-               : nullptr;
-  }();
+  static const auto f = reinterpret_cast<SetCurrent>(driver_entry("cuCtxSetCurrent"));
+  return f;
+}
+
+using GetCurrent = CUresult (*)(CUcontext*);
+GetCurrent get_current() {
+  static const auto f = reinterpret_cast<GetCurrent>(driver_entry("cuCtxGetCurrent"));
   return f;
 }
 
@@ -261,6 +276,15 @@ Result<std::unique_ptr<Context>> Context::create(int device, void* cu_ctx) {
   TWINMAF_RETURN_IF_ERROR(ctx->bind());
   TWINMAF_CUDA_TRY(cudaFree(nullptr));  // create the primary context now (or check the caller's)
   return ctx;
+}
+
+Result<void*> Context::cu_context() const {
+  if (cu_ctx_) return cu_ctx_;
+  TWINMAF_RETURN_IF_ERROR(bind());
+  CUcontext c = nullptr;
+  if (!get_current() || get_current()(&c) != CUDA_SUCCESS || !c)
+    TWINMAF_FAIL(kInternal, "GPU {}: its primary context cannot be named", device_);
+  return static_cast<void*>(c);
 }
 
 Status Context::bind() const {

@@ -125,13 +125,20 @@ class PinnedAllocator final : public PictureAllocator {
   void deallocate(void* p) override;
 };
 
-// Device memory of the current device (cudaMalloc), for pictures that arrive
-// on the GPU and go to the frame ring without touching the host.
+class Context;
+
+// Device memory (cudaMalloc) of `ctx`, or of the calling thread's current
+// device, for pictures that arrive on the GPU and go to the frame ring
+// without touching the host.
 class DeviceAllocator final : public PictureAllocator {
  public:
+  explicit DeviceAllocator(const Context* ctx = nullptr) : ctx_(ctx) {}
   void* allocate(std::size_t bytes) override;
   void deallocate(void* p) override;
   bool host_readable() const override { return false; }
+
+ private:
+  const Context* ctx_;
 };
 
 // Starts creating the primary context of `device` on a thread of its own, so
@@ -152,6 +159,9 @@ class Context {
   const DeviceInfo& info() const { return info_; }
   // Makes this context current on the calling thread.
   Status bind() const;
+  // The CUcontext every call runs in (for libraries that take one: NVDEC
+  // through libavcodec, io/nvdec.h).
+  Result<void*> cu_context() const;
 
  private:
   int device_ = 0;

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <string_view>
 
+#include "base/stopwatch.h"
 #include "io/ffmpeg_api.h"
+#include "io/nvdec.h"
 
 namespace twinmaf {
 
@@ -51,7 +53,8 @@ class FfmpegSource final : public VideoSource {
   ~FfmpegSource() override {
     av.av_frame_free(&frame_);
     av.av_packet_free(&packet_);
-    av.avcodec_free_context(&codec_);
+    av.avcodec_free_context(&codec_);  // before nvdec_: the decoder holds its device context
+    nvdec_.reset();
     av.avformat_close_input(&fmt_ctx_);
   }
 
@@ -64,11 +67,13 @@ class FfmpegSource final : public VideoSource {
     stream_ = av.av_find_best_stream(fmt_ctx_, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
     if (stream_ < 0 || !dec) TWINMAF_FAIL(kBadInput, "{}: no decodable video stream", path());
     decoder_ = dec;
-    TWINMAF_RETURN_IF_ERROR(open_decoder(0));
     packet_ = av.av_packet_alloc();
     frame_ = av.av_frame_alloc();
     if (!packet_ || !frame_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
-    auto f = map_format(av, codec_->width, codec_->height, codec_->pix_fmt);
+    // The decoder opens at the first read or skip, once set_decoder() has
+    // said where it runs.
+    const AVCodecParameters* par = fmt_ctx_->streams[stream_]->codecpar;
+    auto f = map_format(av, par->width, par->height, static_cast<AVPixelFormat>(par->format));
     if (!f.ok()) return Status(f.status().code(), fmt::format("{}: {}", path(), f.status().message()));
     format_ = *f;
     return ok_status();
@@ -77,15 +82,57 @@ class FfmpegSource final : public VideoSource {
   const VideoFormat& format() const override { return format_; }
 
   ColorRange color_range() const override {
-    if (codec_->color_range == AVCOL_RANGE_JPEG) return ColorRange::kFull;
-    const AVPixFmtDescriptor* d = av.av_pix_fmt_desc_get(codec_->pix_fmt);
+    const AVCodecParameters* par = fmt_ctx_->streams[stream_]->codecpar;
+    if (par->color_range == AVCOL_RANGE_JPEG) return ColorRange::kFull;
+    const AVPixFmtDescriptor* d = av.av_pix_fmt_desc_get(static_cast<AVPixelFormat>(par->format));
     return d && std::string_view(d->name).starts_with("yuvj") ? ColorRange::kFull : ColorRange::kLimited;
   }
   bool decodes() const override { return true; }
-  Status set_decode_threads(unsigned threads) override {
-    if (threads == threads_) return ok_status();
-    if (started_) TWINMAF_FAIL(kInternal, "{}: decoder threads set after the first read", path());
-    return open_decoder(threads);
+  Status set_decoder(const Decoder& d) override {
+    if (codec_) TWINMAF_FAIL(kInternal, "{}: decoder set after the first read", path());
+    setup_ = d;
+    if (!d.nvdec) return ok_status();
+    const std::string refusal = nvdec_refusal();
+    if (!refusal.empty()) TWINMAF_FAIL(kUnsupported, "{}: NVDEC cannot decode it: {}", path(), refusal);
+    auto n = Nvdec::create(av, *d.nvdec);
+    if (!n.ok()) TWINMAF_FAIL(kUnsupported, "{}: NVDEC: {}", path(), n.status().message());
+    nvdec_ = std::move(*n);
+    return ok_status();
+  }
+  std::string nvdec_refusal() const override {
+    bool hwaccel = false;
+    for (int i = 0;; ++i) {
+      const AVCodecHWConfig* c = av.avcodec_get_hw_config(decoder_, i);
+      if (!c) break;
+      hwaccel = hwaccel || (c->device_type == AV_HWDEVICE_TYPE_CUDA && (c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX));
+    }
+    if (!hwaccel) return fmt::format("libavcodec's {} decoder has no CUDA hwaccel", decoder_->name);
+    if (format_.fmt != PixFmt::k420 && format_.fmt != PixFmt::k444)
+      return fmt::format("NVDEC decodes 4:2:0 and 4:4:4, not {}", pix_fmt_name(format_.fmt));
+    return {};
+  }
+  DecodeStats decode_stats() const override {
+    DecodeStats s{"", seconds_.ms() / 1000.0, frames_};
+    if (nvdec_ && !nvdec_refused_) s.decoder = "nvdec";
+    else s.decoder = fmt::format("cpu, {}{}",
+                                 setup_.threads == 0   ? std::string("a thread per core")
+                                 : setup_.threads == 1 ? std::string("1 thread")
+                                                       : fmt::format("{} threads", setup_.threads),
+                                 nvdec_refused_ ? " (the driver refused NVDEC)" : "");
+    return s;
+  }
+
+  Status skip(unsigned n) override {
+    if (!nvdec_) return VideoSource::skip(n);
+    const auto t = Clock::now();
+    for (unsigned i = 0; i < n; ++i) {
+      TWINMAF_ASSIGN_OR_RETURN(bool got, next_frame());
+      if (!got) break;
+      av.av_frame_unref(frame_);
+      ++frames_;
+    }
+    seconds_.add(t);
+    return ok_status();
   }
 
   std::optional<unsigned> frames_hint() const override {
@@ -102,13 +149,41 @@ class FfmpegSource final : public VideoSource {
   }
 
   Result<bool> read(Picture& pic) override {
+    const auto t = Clock::now();
+    Result<bool> got = read_frame(pic);
+    seconds_.add(t);
+    if (got.ok() && *got) ++frames_;
+    return got;
+  }
+
+ private:
+  Result<bool> read_frame(Picture& pic) {
     TWINMAF_ASSIGN_OR_RETURN(bool got, next_frame());
     if (!got) return false;
+    const int planes = std::min(planes_needed_, format_.planes());
+    if (frame_->format == AV_PIX_FMT_CUDA) {
+      if (frame_->width != format_.w || frame_->height != format_.h)
+        TWINMAF_FAIL(kBadInput, "{}: frame {} changes size mid-stream", path(), index_);
+      TWINMAF_RETURN_IF_ERROR(nvdec_->copy(*frame_, planes, pic));
+      av.av_frame_unref(frame_);
+      ++index_;
+      return true;
+    }
     auto f = map_format(av, frame_->width, frame_->height, static_cast<AVPixelFormat>(frame_->format));
     if (!f.ok() || !(*f == format_))
       TWINMAF_FAIL(kBadInput, "{}: frame {} changes size or pixel format mid-stream", path(), index_);
+    if (nvdec_) {  // libavcodec fell back to its software decoder
+      if (setup_.nvdec_only)
+        TWINMAF_FAIL(kUnsupported, "{}: NVDEC refused the stream (--decode nvdec; --decode auto decodes it on the CPU)",
+                     path());
+      nvdec_refused_ = true;
+      TWINMAF_RETURN_IF_ERROR(nvdec_->copy(*frame_, planes, pic));
+      av.av_frame_unref(frame_);
+      ++index_;
+      return true;
+    }
     const int bps = format_.bytes_per_sample();
-    for (int p = 0; p < std::min(planes_needed_, format_.planes()); ++p) {
+    for (int p = 0; p < planes; ++p) {
       const size_t row = size_t(format_.stored_w(p)) * size_t(bps);
       for (int y = 0; y < format_.stored_h(p); ++y)
         std::memcpy(pic.mutable_data(p) + y * pic.stride(p),
@@ -116,28 +191,29 @@ class FfmpegSource final : public VideoSource {
     }
     av.av_frame_unref(frame_);
     if (format_.bpc > 8 && format_.bpc < 16)
-      TWINMAF_RETURN_IF_ERROR(
-          check_sample_range(pic, host_check_from_, std::min(planes_needed_, format_.planes()), path(), index_));
+      TWINMAF_RETURN_IF_ERROR(check_sample_range(pic, host_check_from_, planes, path(), index_));
     ++index_;
     return true;
   }
 
- private:
-  Status open_decoder(unsigned threads) {
-    av.avcodec_free_context(&codec_);
+  Status open_decoder() {
     codec_ = av.avcodec_alloc_context3(decoder_);
     if (!codec_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
     int err = av.avcodec_parameters_to_context(codec_, fmt_ctx_->streams[stream_]->codecpar);
     if (err < 0) TWINMAF_FAIL(kBadInput, "{}: bad codec parameters: {}", path(), av_error(av, err));
-    codec_->thread_count = int(threads);
+    // NVDEC decodes frame by frame in its own engine: one thread feeds it.
+    codec_->thread_count = nvdec_ ? 1 : int(setup_.threads);
+    if (nvdec_) {
+      codec_->hw_device_ctx = av.av_buffer_ref(nvdec_->device());
+      if (!codec_->hw_device_ctx) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
+    }
     err = av.avcodec_open2(codec_, decoder_, nullptr);
     if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open decoder: {}", path(), av_error(av, err));
-    threads_ = threads;
     return ok_status();
   }
 
   Result<bool> next_frame() {
-    started_ = true;
+    if (!codec_) TWINMAF_RETURN_IF_ERROR(open_decoder());
     for (;;) {
       int err = av.avcodec_receive_frame(codec_, frame_);
       if (err == 0) return true;
@@ -164,9 +240,12 @@ class FfmpegSource final : public VideoSource {
   VideoFormat format_;
   AVFormatContext* fmt_ctx_ = nullptr;
   const AVCodec* decoder_ = nullptr;
-  AVCodecContext* codec_ = nullptr;
-  unsigned threads_ = 0;
-  bool started_ = false;  // the decoder has been fed
+  AVCodecContext* codec_ = nullptr;  // opened by the first read or skip
+  Decoder setup_;
+  std::unique_ptr<Nvdec> nvdec_;
+  bool nvdec_refused_ = false;  // libavcodec fell back to software decoding
+  MsSum seconds_;  // in read() and skip()
+  unsigned frames_ = 0;
   AVPacket* packet_ = nullptr;
   AVFrame* frame_ = nullptr;
   int stream_ = -1;

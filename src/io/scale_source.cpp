@@ -43,7 +43,10 @@ class ScaleSource final : public VideoSource {
   std::optional<unsigned> frames_hint() const override { return inner_->frames_hint(); }
   ColorRange color_range() const override { return inner_->color_range(); }
   bool decodes() const override { return inner_->decodes(); }
-  Status set_decode_threads(unsigned threads) override { return inner_->set_decode_threads(threads); }
+  // CPU decoding only: the pictures are converted on the host.
+  Status set_decoder(const Decoder& d) override { return inner_->set_decoder({d.threads, nullptr, false}); }
+  std::string nvdec_refusal() const override { return "it is scaled on the CPU"; }
+  DecodeStats decode_stats() const override { return inner_->decode_stats(); }
 
   Result<bool> read(Picture& pic) override {
     forward();

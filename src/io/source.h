@@ -19,6 +19,10 @@
 
 namespace twinmaf {
 
+namespace gpu {
+class Context;
+}
+
 // The sample range of an input: full where it says so (FFmpeg's color_range
 // pc, a yuvj pixel format, Y4M's XCOLORRANGE=FULL), else limited (the
 // convention for unmarked YUV); raw files cannot say (unknown).
@@ -48,10 +52,29 @@ class VideoSource {
   // the container's count or duration for FFmpeg inputs; none for streams.
   virtual std::optional<unsigned> frames_hint() const { return std::nullopt; }
   virtual ColorRange color_range() const { return ColorRange::kUnknown; }
-  // Inputs that decode (FFmpeg): the decoder's threads (0: libavcodec's
-  // choice, a thread per core). Before the first read or skip.
+  // Inputs that decode (FFmpeg). set_decoder(), before the first read or
+  // skip: CPU decoding on `threads` (0: libavcodec's choice, a thread per
+  // core), or NVDEC in `nvdec`'s context, after which read() fills device
+  // pictures (gpu::DeviceAllocator) and no host check reads them.
   virtual bool decodes() const { return false; }
-  virtual Status set_decode_threads(unsigned /*threads*/) { return ok_status(); }
+  struct Decoder {
+    unsigned threads = 0;
+    const gpu::Context* nvdec = nullptr;
+    bool nvdec_only = false;  // a stream the driver refuses is an error, not a CPU decode
+  };
+  virtual Status set_decoder(const Decoder& /*decoder*/) { return ok_status(); }
+  // Why NVDEC cannot decode this input; empty where libavcodec has a CUDA
+  // hwaccel for its codec and layout (the driver may still refuse the
+  // stream: read() then decodes on the CPU, or fails where nvdec_only).
+  virtual std::string nvdec_refusal() const { return "not a compressed input"; }
+  // Decoding so far: the decoder ("nvdec", "cpu, 8 threads"), the time spent
+  // in read() and skip(), frames decoded. Empty decoder: the input does not decode.
+  struct DecodeStats {
+    std::string decoder;
+    double seconds = 0;
+    unsigned frames = 0;
+  };
+  virtual DecodeStats decode_stats() const { return {}; }
   // Planes to read: 1 reads luma only and leaves chroma storage untouched
   // (for feature sets that never read chroma). Default: all planes.
   void set_planes_needed(int planes) { planes_needed_ = planes; }

@@ -3,8 +3,9 @@
 H.264/mkv, HEVC/mp4, VP9/webm and AV1/ivf made here with ffmpeg, read by every
 decoder at once, scores == the same frames decoded to raw YUV by ffmpeg (every
 value of the JSON but the fps), at --threads 0 and 2, with --frame_cnt and a
-shorter encode (which ends the run for every encode, with libvmaf's warning); a full-range input against a limited-range one is refused
-with one line and no result file.
+shorter encode (which ends the run for every encode, with libvmaf's warning); --decode cpu/auto/nvdec give the
+same values, --verbose names each input's decoder, --profile times it; a full-range input against a
+limited-range one is refused with one line and no result file.
 
 Usage: decode_test.py TWINMAF_BIN CLIPS_DIR"""
 import json
@@ -78,6 +79,41 @@ with tempfile.TemporaryDirectory() as d:
                 check(f"{name} ({tag}): == raw", a == b)
             check(f"containers ({tag}): the short encode's warning",
                   ("short.mkv\" ended before" in p.stderr) == (not frame_cnt), p.stderr)
+
+    # --decode: where each input decodes, named by --verbose and timed by
+    # --profile; the values never change. nvdec on a machine without a GPU
+    # (or with one) either scores the same values or refuses in one line.
+    want = results(j("r0.json"))  # threads 2, --frame_cnt 9, ref.mkv against hevc.mp4 as raw
+    common = ["-r", j("ref.mkv"), "-d", j("hevc.mp4"), "--feature", "psnr", "--threads", 2, "--frame_cnt", 9, "--json"]
+    for mode in ("cpu", "auto", "nvdec"):
+        out = j(f"decode_{mode}.json")
+        p = subprocess.run([BIN, *map(str, common), "-o", out, "--decode", mode, "--verbose", "--profile"],
+                           capture_output=True, text=True, timeout=300)
+        lines = [l for l in p.stderr.splitlines() if l.startswith("twinmaf: error")]
+        if mode == "nvdec" and p.returncode != 0:
+            check("--decode nvdec refused: one line", len(lines) == 1 and "--decode nvdec" in lines[0], p.stderr)
+            check("--decode nvdec refused: no result file", not os.path.exists(out))
+            continue
+        check(f"--decode {mode}: exit", p.returncode == 0, p.stderr)
+        if p.returncode:
+            continue
+        check(f"--decode {mode}: == raw", results(out) == want)
+        for name in ("ref.mkv", "hevc.mp4"):
+            named = [l for l in p.stderr.splitlines() if l.startswith(f"twinmaf: decode: {j(name)}: ")]
+            check(f"--decode {mode}: --verbose names {name}'s decoder", len(named) == 1, p.stderr)
+            if mode == "cpu" and named:
+                check(f"--decode cpu: {name} on the CPU", ": cpu, " in named[0] and "(--decode cpu)" in named[0],
+                      named[0])
+            timed = [l for l in p.stderr.splitlines() if l.strip().startswith("decode ") and j(name) in l]
+            check(f"--decode {mode}: --profile times {name}", len(timed) == 1 and " fps) " in timed[0], p.stderr)
+    p = score("-r", j("ref.mkv"), "-d", j("hevc.mp4"), "--decode", "cpu,auto,cpu")
+    check("--decode of 3 inputs for 2: refused", p.returncode != 0 and "--decode lists 3 choices for 2 inputs" in
+          p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr)
+    p = score("-r", j("ref.mkv"), "-d", j("hevc.mp4"), "--decode", "cpu,auto", "--verbose", "--frame_cnt", 2)
+    check("--decode per input", p.returncode == 0 and "ref.mkv: cpu, " in p.stderr, p.stderr)
+    p = score("-r", j("ref.mkv"), "-d", j("hevc.mp4"), "--decode", "gpu")
+    check("--decode gpu: refused", p.returncode == 2 and "--decode: 'gpu' is not auto, cpu or nvdec" in p.stderr,
+          p.stderr)
 
     # Sample ranges: full (yuvj / pc) against limited or unmarked.
     ffmpeg("-i", j("ref.mkv"), "-vf", "scale=out_range=pc", "-pix_fmt", "yuvj420p", "-c:v", "libx264", "-crf", 20,

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <tuple>
 
 namespace twinmaf {
@@ -129,18 +130,113 @@ TEST(LoopPlan, SegmentsLeaveTheirTermsUnsettled) {
   EXPECT_FALSE(plan_loop(q).settle);
 }
 
-TEST(LoopPlan, DecodersShareTheMachine) {
+std::vector<PlannedInput> compressed(size_t n, Decode decode = Decode::kAuto) {
+  return std::vector<PlannedInput>(n, PlannedInput{true, "", decode});
+}
+
+void decode_all(LoopRequest& q, Decode decode) {
+  for (PlannedInput& i : q.inputs) i.decode = decode;
+}
+
+unsigned count_on(const LoopPlan& p, DecodeOn on) {
+  return unsigned(std::count_if(p.input.decoders.begin(), p.input.decoders.end(),
+                                [&](const InputDecoder& d) { return d.on == on; }));
+}
+
+TEST(LoopPlan, CpuDecodersShareTheMachine) {
   LoopRequest q = request(k4k8, {{kLuma, true}}, 0);
-  EXPECT_EQ(plan_loop(q).input.decode_threads, 0u);  // raw inputs: no decoders, read in the loop
+  q.inputs = {{}, {}};  // raw inputs: no decoders, read in the loop
+  EXPECT_EQ(plan_loop(q).input.decode_threads, 0u);
   EXPECT_EQ(plan_loop(q).input.read_ahead, 0u);
+  EXPECT_EQ(count_on(plan_loop(q), DecodeOn::kNone), 2u);
   for (const auto& [decoders, hw, threads] : {std::tuple{1u, 16u, 16u}, {2u, 16u, 8u}, {9u, 16u, 1u}, {3u, 2u, 1u},
                                                {2u, 2u, 1u}, {3u, 16u, 5u}}) {
-    q.decoders = decoders;
+    q.inputs = compressed(decoders, Decode::kCpu);
     q.hardware_threads = hw;
     const LoopPlan p = plan_loop(q);
     EXPECT_EQ(p.input.decode_threads, threads) << decoders << " decoders, " << hw << " threads";
     EXPECT_EQ(p.input.read_ahead, kReadAhead);
+    EXPECT_EQ(count_on(p, DecodeOn::kCpu), decoders);
   }
+}
+
+TEST(LoopPlan, NvdecDecodesForRunsWhollyOnTheGpu) {
+  // Two inputs on two cores: the CPU's share is none.
+  LoopRequest q = request(k4k8, {{kLuma, true}}, 0, 2);
+  q.inputs = compressed(2);
+  LoopPlan p = plan_loop(q);
+  EXPECT_EQ(count_on(p, DecodeOn::kNvdec), 2u);
+  EXPECT_EQ(p.input.decode_threads, 0u);
+  EXPECT_EQ(p.input.read_ahead, kReadAhead);
+  EXPECT_EQ(p.input.nvdec_refused, -1);
+  // A raw reference beside a compressed encode: NVDEC takes the encode.
+  q.inputs = {{}, {true, ""}};
+  p = plan_loop(q);
+  EXPECT_EQ(p.input.decoders[0].on, DecodeOn::kNone);
+  EXPECT_EQ(p.input.decoders[1].on, DecodeOn::kNvdec);
+  // 10-bit with the range checked on the device.
+  q.fmt = k1080p10;
+  EXPECT_EQ(count_on(plan_loop(q), DecodeOn::kNvdec), 1u);
+}
+
+TEST(LoopPlan, AutoSharesManyInputsWithCpuDecoders) {
+  // One reference and 8 encodes on 16 cores: 9 * 16 / (16 + kNvdecCores)
+  // inputs on the CPU, the last encodes; the reference on NVDEC.
+  LoopRequest q = request(k1080p8, {{kLuma, true}}, 0, 16);
+  q.inputs = compressed(9);
+  const LoopPlan p = plan_loop(q);
+  const unsigned cpu = 9u * 16u / (16u + unsigned(kNvdecCores));
+  EXPECT_EQ(count_on(p, DecodeOn::kCpu), cpu);
+  EXPECT_EQ(count_on(p, DecodeOn::kNvdec), 9u - cpu);
+  EXPECT_EQ(p.input.decoders[0].on, DecodeOn::kNvdec);
+  EXPECT_EQ(p.input.decoders[8].on, DecodeOn::kCpu);
+  EXPECT_EQ(p.input.decode_threads, 16u / cpu);
+  // --decode nvdec: all of them.
+  decode_all(q, Decode::kNvdec);
+  EXPECT_EQ(count_on(plan_loop(q), DecodeOn::kNvdec), 9u);
+  // Per input: what is chosen counts toward the CPU's share.
+  decode_all(q, Decode::kAuto);
+  q.inputs[0].decode = Decode::kCpu;
+  q.inputs[1].decode = Decode::kNvdec;
+  LoopPlan c = plan_loop(q);
+  EXPECT_EQ(c.input.decoders[0].on, DecodeOn::kCpu);
+  EXPECT_EQ(c.input.decoders[1].on, DecodeOn::kNvdec);
+  EXPECT_EQ(count_on(c, DecodeOn::kCpu), cpu);
+  // An input NVDEC refuses counts toward the CPU's share.
+  decode_all(q, Decode::kAuto);
+  q.inputs[3].nvdec_refusal = "libavcodec's libdav1d decoder has no CUDA hwaccel";
+  const LoopPlan r = plan_loop(q);
+  EXPECT_EQ(count_on(r, DecodeOn::kCpu), cpu);
+  EXPECT_EQ(r.input.decoders[3].on, DecodeOn::kCpu);
+  EXPECT_EQ(r.input.decoders[3].why, q.inputs[3].nvdec_refusal);
+}
+
+TEST(LoopPlan, NvdecRefusalsNameTheirReason) {
+  // A feature on the CPU reads host pictures: auto decodes on the CPU,
+  // nvdec names the first compressed input.
+  LoopRequest q = request(k1080p8, {{kLuma, true}, {kLuma, false}}, 0, 2);
+  q.inputs = {{}, {true, ""}, {true, ""}};
+  LoopPlan p = plan_loop(q);
+  EXPECT_EQ(count_on(p, DecodeOn::kCpu), 2u);
+  EXPECT_NE(p.input.decoders[1].why.find("CPU"), std::string::npos);
+  decode_all(q, Decode::kNvdec);
+  p = plan_loop(q);
+  EXPECT_EQ(p.input.nvdec_refused, 1);
+  EXPECT_EQ(p.input.decoders[1].on, DecodeOn::kNone);
+  // No GPU in the session.
+  q = request(k1080p8, {{kLuma, true}}, 0, 2);
+  q.inputs = compressed(2);
+  q.no_nvdec = "the run uses no GPU";
+  p = plan_loop(q);
+  EXPECT_EQ(count_on(p, DecodeOn::kCpu), 2u);
+  EXPECT_EQ(p.input.decoders[0].why, q.no_nvdec);
+  // The input's own refusal.
+  q.no_nvdec.clear();
+  q.inputs[1].nvdec_refusal = "NVDEC decodes 4:2:0 and 4:4:4, not 422";
+  decode_all(q, Decode::kNvdec);
+  p = plan_loop(q);
+  EXPECT_EQ(p.input.nvdec_refused, 1);
+  EXPECT_EQ(p.input.decoders[1].why, q.inputs[1].nvdec_refusal);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     std::vector<std::string> dis_paths;
     bool no_prediction = false;
     std::string w, h, pix, bpc, threads, subsample, cpumask, gpumask, frame_cnt, skip_ref, skip_dis;
-    std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers, dis_list, align, scale, scaler;
+    std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers, dis_list, align, scale, scaler, decode;
     std::vector<std::string> features, models;
     bool xml = false, json = false, csv = false, sub = false, version = false;  // NOLINT: bound to flags
 
@@ -97,11 +97,15 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
                    "cpu, cuda, or auto (default: each feature on its GPU twin if a GPU is present), then per "
                    "feature: auto,psnr_hvs=cpu");
     app.add_option("--gpu", gpu, "CUDA device index (default 0)");
+    app.add_option("--decode", decode,
+                   "compressed inputs: auto (default: NVDEC where the GPU decodes the codec and every feature runs "
+                   "there, shared with CPU decoders when several inputs decode), cpu, or nvdec; or one per input, "
+                   "the reference first: cpu,nvdec");
     app.add_flag("--profile", cfg.profile, "print where GPU frame time goes");
     app.add_option("--readers", readers,
                    "reader threads for raw inputs on the GPU path (default: cores - 2, at most 12; at most 10 for "
                    "models that settle on workers below 4K)");
-    app.add_flag("--verbose", out.verbose, "print which backend computes each feature");
+    app.add_flag("--verbose", out.verbose, "print which backend computes each feature and where each input decodes");
     app.add_flag("--progress", out.progress,
                  "print progress lines (frames, fps, ETA) on stderr even when it is not a terminal");
     app.add_option("--html", out.html, "also write a self-contained HTML report with per-frame plots");
@@ -201,6 +205,11 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     }
     if (!gpu.empty()) cfg.gpu = static_cast<int>(parse_unsigned("--gpu", gpu, 0, 1023));
     if (!readers.empty()) cfg.readers = parse_unsigned("--readers", readers, 0, 256);
+    if (!decode.empty()) {
+      auto d = parse_decode(decode);
+      if (!d.ok()) fail(d.status().message());
+      cfg.decode = std::move(*d);
+    }
     if (align_opt->count() > 0)
       cfg.align = align.empty() ? kDefaultAlignRange : parse_unsigned("--align", align, 1, 10000);
     if (scale_opt->count() > 0) {

@@ -129,6 +129,9 @@ int run(int argc, char** argv) {
       for (const auto& [feature, backend] : info.backends)
         std::fprintf(stderr, "twinmaf: %s: %s%s\n", feature.c_str(), backend.c_str(),
                      backend == "cuda" ? (" (" + info.device + ")").c_str() : "");
+    if (req->verbose)
+      for (const twinmaf::InputDecoding& d : info.decoding)
+        std::fprintf(stderr, "twinmaf: decode: %s: %s (%s)\n", d.input.c_str(), d.decoder.c_str(), d.why.c_str());
     for (const std::string& line : info.profile) std::fprintf(stderr, "%s\n", line.c_str());
   }
   if (!st.ok()) {
