@@ -28,7 +28,7 @@ fi
 strip .device/bin/*
 # Libraries outside the C/C++ runtime that the binaries need.
 # (libvmaf.so.3 from the build tree: ffmpeg's rpath, ../lib, finds it there.)
-for b in .device/bin/*; do ldd "$b"; done | awk '/=>/ && $3 ~ /^\// {print $3}' | sort -u |
+for b in .device/bin/*; do LD_LIBRARY_PATH=.device/lib ldd "$b"; done | awk '/=>/ && $3 ~ /^\// {print $3}' | sort -u |
   grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl|librt)[.-]|/\.device/' |
   while read -r lib; do cp -L "$lib" .device/lib/; done
 # Real content for the twin tests: a few frames of golden clips, raw.

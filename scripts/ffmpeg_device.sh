@@ -8,7 +8,8 @@
 # decode rates with (null muxer, hwdownload). NVDEC's dynamic loader comes from
 # trixie's nv-codec-headers; libdav1d.so.6 (Debian's) is copied beside the
 # libraries. Needs nasm and libdav1d-dev. Prints WORKDIR/out: bin/ffmpeg and
-# lib/ (rpath $ORIGIN/../lib). About 15 minutes on 2 cores the first time.
+# lib/ (found through LD_LIBRARY_PATH, as .device/run.sh sets it). About 5
+# minutes on 2 cores the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:?usage: ffmpeg_device.sh WORKDIR}
@@ -27,8 +28,7 @@ args=(--prefix="$out" --enable-shared --disable-static --disable-everything --di
   --enable-hwaccel=h264_nvdec,hevc_nvdec,vp9_nvdec,av1_nvdec
   --enable-decoder=h264,hevc,vp9,av1,libdav1d,rawvideo --enable-parser=h264,hevc,vp9,av1
   --enable-demuxer=mov,matroska,ivf,rawvideo --enable-muxer=null,rawvideo --enable-encoder=wrapped_avframe,rawvideo
-  --enable-filter=buffer,buffersink,null,format,hwdownload,scale --enable-protocol=file,pipe
-  '--extra-ldflags=-Wl,-rpath,$$ORIGIN/../lib')
+  --enable-filter=buffer,buffersink,null,format,hwdownload,scale --enable-protocol=file,pipe)
 mkdir -p "$build"
 if [[ ! -x $out/bin/ffmpeg || "$(cat "$build/configured" 2>/dev/null)" != "${args[*]}" ]]; then
   (cd "$build" && ../src/configure "${args[@]}" >configure.log 2>&1) || { tail -20 "$build/configure.log" >&2; exit 1; }

@@ -377,9 +377,10 @@ def score(reference, distorted, **options):
     module's doc). models, features: the CLI's --model and --feature texts
     ('vmaf_v0.6.1', 'path=m.json:name=m', 'psnr=enable_chroma=false').
     backend: 'auto', 'cpu', 'cuda', or per feature 'auto,psnr_hvs=cpu'.
-    decode: where compressed files decode, 'auto', 'cpu' or 'nvdec' (the
-    CLI's --decode; Result.info['decoding'] says where each did). threads: worker threads (0: the calling thread). frame_count: at most
-    this many frames. subsample: every Nth frame. progress: called as
+    decode: where compressed files decode, 'auto', 'cpu', 'nvdec' or one
+    per input, 'cpu,nvdec' (the CLI's --decode; Result.info['decoding']
+    says where each did). threads: worker threads (0: the calling thread).
+    frame_count: at most this many frames. subsample: every Nth frame. progress: called as
     progress(frames, seconds) after each frame, on the thread finishing frames.
     frame_skip_ref, frame_skip_dist: frames skipped at the start of each path.
     Errors raise ValueError (arguments, inputs) or OSError (files) with the

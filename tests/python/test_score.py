@@ -34,6 +34,16 @@ def test_container_equals_cli(tmp_path):
     assert r.pooled["vmaf"]["mean"] > 50 and "apsnr_y" in r.aggregates
 
 
+def test_decode_choices_give_the_same_values(tmp_path):
+    ref, dis = SYNTH + ".mkv", SYNTH + "__x264crf28.mkv"
+    a = twinmaf.score(ref, dis, features=FEATURES, frame_count=6, decode="cpu")
+    b = twinmaf.score(ref, dis, features=FEATURES, frame_count=6, decode="auto,cpu")
+    assert a.frames == b.frames and a.pooled == b.pooled
+    decoding = a.info["decoding"]
+    assert [d["input"] for d in decoding] == [ref, dis]
+    assert all(d["decoder"].startswith("cpu") and d["why"] == "--decode cpu" and d["frames"] == 6 for d in decoding)
+
+
 def test_y4m_equals_cli_and_files(clips, tmp_path):
     ref, dis = clips["ref.y4m"], clips["dis.y4m"]
     r = twinmaf.score(ref, dis, features=("psnr",), frame_count=6)
@@ -104,6 +114,8 @@ def test_progress_and_subsample(clips):
         (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], models=("vmaf_nosuch",)), ValueError, "vmaf_nosuch"),
         (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], backend="gpu"), ValueError, "gpu"),
         (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], threads=-1), ValueError, "threads"),
+        (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], decode="gpu"), ValueError, "'gpu' is not auto, cpu or nvdec"),
+        (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], decode="cpu,cpu,cpu"), ValueError, "3 choices for 2 inputs"),
         (lambda c: twinmaf.score(c["ref.yuv"], c["dis.yuv"]), ValueError, "needs width, height"),
         (lambda c: twinmaf.score(c["ref.yuv"], c["dis.yuv"], width=W), ValueError, "needs all of"),
         (lambda c: twinmaf.score(c["ref.y4m"], np.zeros((2, 64, 64), np.uint8)), ValueError, "two paths"),
