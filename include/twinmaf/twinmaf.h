@@ -120,6 +120,11 @@ struct ScorerConfig {
   // Where compressed inputs are decoded: one choice for every input, or one
   // per input (the reference first, then each distorted input).
   std::vector<Decode> decode{Decode::kAuto};
+  // Decoders per compressed input, each decoding its own stretches of the
+  // stream between random-access points (H.264 IDR, HEVC IDR/CRA, VP9 key
+  // frames) at once; 0: the loop plan's choice (NVDEC sessions shared by the
+  // GPU's inputs, CPU decoders of 4 threads); 1: one decoder.
+  unsigned decoders = 0;
   bool profile = false;     // per-stage timings in report().profile
   unsigned distorted = 1;   // distorted inputs scored against one reference
   // libvmaf's common_bitdepth (--aom_ctc v6.0 and later): score() accepts

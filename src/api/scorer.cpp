@@ -79,6 +79,7 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
   sc.profile = cfg.profile;
   sc.readers = cfg.readers;
   sc.decode = cfg.decode;
+  sc.decoders = cfg.decoders;
   Impl* raw = impl.get();
   if (cfg.progress)
     sc.on_frame = [raw](unsigned index) {

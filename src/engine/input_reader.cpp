@@ -84,8 +84,7 @@ void InputReader::stream(size_t k) {
     }
     Streamed s{nullptr, false};
     if (!frame_cnt_ || i < frame_cnt_) {  // past --frame_cnt: the end
-      s.pic = pools_[k]->acquire();
-      s.got = sources_[k]->read(*s.pic);
+      s.got = sources_[k]->read(*pools_[k], s.pic);
     }
     const bool last = !s.got.ok() || !*s.got;
     {

@@ -36,6 +36,10 @@ void plan_decoders(const LoopRequest& q, InputPlan& in) {
   std::vector<size_t> nvdec;  // inputs NVDEC may take
   unsigned decoding = 0;
   in.decoders.assign(q.inputs.size(), InputDecoder{});
+  const auto count = [&](DecodeOn on) {
+    return unsigned(
+        std::count_if(in.decoders.begin(), in.decoders.end(), [&](const InputDecoder& d) { return d.on == on; }));
+  };
   for (size_t k = 0; k < q.inputs.size(); ++k) {
     const PlannedInput& input = q.inputs[k];
     InputDecoder& d = in.decoders[k];
@@ -58,19 +62,30 @@ void plan_decoders(const LoopRequest& q, InputPlan& in) {
   // of those left to auto (the reference feeds every lane).
   const int cores = std::max(1, q.cores);
   const size_t cpu_share = size_t(decoding) * size_t(cores) / size_t(cores + kNvdecCores);
-  size_t on_cpu = size_t(std::count_if(in.decoders.begin(), in.decoders.end(),
-                                       [](const InputDecoder& d) { return d.on == DecodeOn::kCpu; }));
+  size_t on_cpu = count(DecodeOn::kCpu);
   for (; on_cpu < cpu_share && !nvdec.empty(); ++on_cpu) {
     in.decoders[nvdec.back()] = {DecodeOn::kCpu, fmt::format("CPU decoders share the {} compressed inputs with "
                                                              "NVDEC ({} cores: {} on the CPU)",
                                                              decoding, cores, cpu_share)};
     nvdec.pop_back();
   }
-  const auto cpu = unsigned(std::count_if(in.decoders.begin(), in.decoders.end(),
-                                          [](const InputDecoder& d) { return d.on == DecodeOn::kCpu; }));
-  // Decoders idle once their input is read ahead, so they share the whole
-  // machine with the loop rather than each taking a thread per core.
-  if (cpu > 0) in.decode_threads = std::max(1u, std::max(1u, q.hardware_threads) / cpu);
+  // The machine's threads divided among the CPU inputs (decoders idle once
+  // their input is read ahead, so they share the whole machine with the
+  // loop), in decoders of kCpuDecoderThreads; NVDEC's sessions among its inputs.
+  const unsigned cpu = count(DecodeOn::kCpu), gpu = count(DecodeOn::kNvdec);
+  const unsigned cpu_threads = cpu ? std::max(1u, std::max(1u, q.hardware_threads) / cpu) : 0;
+  unsigned parallel = 0;
+  for (InputDecoder& d : in.decoders) {
+    if (d.on == DecodeOn::kCpu) {
+      d.decoders = q.decoders ? q.decoders : std::max(1u, cpu_threads / kCpuDecoderThreads);
+      d.threads = std::max(1u, cpu_threads / d.decoders);
+    } else if (d.on == DecodeOn::kNvdec) {
+      d.decoders = q.decoders ? q.decoders : std::max(1u, kNvdecSessions / gpu);
+    }
+    parallel += d.decoders > 1;
+  }
+  for (InputDecoder& d : in.decoders)
+    if (d.decoders > 1) d.ahead_bytes = q.memory_bytes / kDecodeAheadShare / parallel;
   if (decoding > 0) in.read_ahead = kReadAhead;
 }
 

@@ -20,6 +20,12 @@ enum class DecodeOn : uint8_t { kNone, kCpu, kNvdec };
 struct InputDecoder {
   DecodeOn on = DecodeOn::kNone;  // kNone: the input does not decode, or NVDEC was refused
   std::string why;                // for --verbose, or the refusal
+  // Decoders of the input at once (each on its stretches of the stream, where
+  // it allows), each CPU decoder's threads, and the decoded pictures they
+  // may hold ahead of the reader (VideoSource::Decoder).
+  unsigned decoders = 1;
+  unsigned threads = 0;
+  uint64_t ahead_bytes = 0;
 };
 
 // What a prepared session needs of its inputs.
@@ -31,12 +37,10 @@ struct InputPlan {
   // inputs check the rest.
   int host_range_check_from = 0;
   unsigned reader_threads = 1;  // parallel raw readers worth running
-  // Inputs that decode (FFmpeg): where each input decodes (reference first),
-  // each CPU decoder's threads, the machine's divided among the CPU decoders
-  // (0: none). With any decoder, every input is read on a thread of its own,
-  // at most `read_ahead` frames ahead.
+  // Inputs that decode (FFmpeg): where and how each input decodes (reference
+  // first). With any decoder, every input is read on a thread of its own, at
+  // most `read_ahead` frames ahead.
   std::vector<InputDecoder> decoders;
-  unsigned decode_threads = 0;
   unsigned read_ahead = 0;
   // --decode nvdec that cannot be honoured: the input (decoders[k].why says why); -1: none.
   int nvdec_refused = -1;
@@ -68,8 +72,10 @@ struct LoopRequest {
   bool segment = false;  // terms go to a sink, not to finish()
   std::vector<PlannedInput> inputs;  // files: the reference, then each distorted input
   std::string no_nvdec;  // why the session has no GPU for NVDEC (empty: it has one)
+  unsigned decoders = 0;  // SessionConfig::decoders (0: the plan's)
   int cores = 1;         // oneTBB's default concurrency
   unsigned hardware_threads = 1;
+  uint64_t memory_bytes = 0;  // the machine's physical memory
 };
 
 struct LoopPlan {
@@ -110,6 +116,17 @@ inline constexpr unsigned kReadAhead = 3;
 // cores ~420-450): under --decode auto, CPU decoders take that share of the
 // compressed inputs.
 inline constexpr int kNvdecCores = 16;
+
+// Decoders of one input at once: NVDEC sessions per GPU, shared by its
+// NVDEC inputs (H200 host, 4K HEVC: one session ~230 frames/s, 7 ~430), and
+// threads per CPU decoder (one decoder of 16 threads ~210 frames/s, 4 of 4
+// ~420-450): libavcodec's frame threads scale to about 4.
+inline constexpr unsigned kNvdecSessions = 6;
+inline constexpr unsigned kCpuDecoderThreads = 4;
+
+// Decoded pictures held ahead by an input's decoders, at most: this part of
+// the machine's memory, shared by the inputs with several decoders.
+inline constexpr unsigned kDecodeAheadShare = 8;
 
 // Frames a device run keeps between admit and complete when nothing else
 // asks for more (docs/benchmarks.md has the runs that chose it).

@@ -1,6 +1,7 @@
 #include "engine/session.h"
 
 #include <tbb/info.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -90,6 +91,8 @@ PictureAllocator& Session::allocator() const { return host_allocator(); }
 
 PictureAllocator& Session::device_allocator() const { return host_allocator(); }  // never asked: no_nvdec()
 
+Result<const NvdecContext*> Session::nvdec_context() const { return nullptr; }
+
 std::string Session::no_nvdec() const { return "this build of twinmaf has no CUDA backend"; }
 
 void Session::begin_device() const {}
@@ -132,6 +135,8 @@ Result<InputPlan> Session::prepare(const VideoFormat& fmt, std::vector<PlannedIn
   q.no_nvdec = no_nvdec();
   q.cores = tbb::info::default_concurrency();
   q.hardware_threads = std::thread::hardware_concurrency();
+  q.decoders = cfg_.decoders;
+  q.memory_bytes = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
   plan_ = plan_loop(q);
   return plan_.input;
 }
@@ -428,8 +433,13 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
   for (size_t k = 0; k < sources.size(); ++k) {
     const DecodeOn on = plan.decoders[k].on;
     if (on == DecodeOn::kNone) continue;
-    TWINMAF_RETURN_IF_ERROR(sources[k]->set_decoder(
-        {plan.decode_threads, on == DecodeOn::kNvdec ? gpu_.get() : nullptr, decode_of(k) == Decode::kNvdec}));
+    const NvdecContext* nvdec = nullptr;
+    if (on == DecodeOn::kNvdec) {
+      TWINMAF_ASSIGN_OR_RETURN(nvdec, nvdec_context());
+    }
+    const InputDecoder& d = plan.decoders[k];
+    TWINMAF_RETURN_IF_ERROR(
+        sources[k]->set_decoder({d.threads, nvdec, decode_of(k) == Decode::kNvdec, d.decoders, d.ahead_bytes}));
   }
   // A segment reads from the first frame its warm-up needs, numbering frames
   // from there, and stops `count` frames after `first`.

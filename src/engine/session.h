@@ -50,6 +50,7 @@ struct SessionConfig {
   // Compressed inputs: one choice for all, or one per input (reference
   // first). engine/loop_plan.cpp: plan_decoders.
   std::vector<Decode> decode{Decode::kAuto};
+  unsigned decoders = 0;  // decoders per compressed input (0: the plan's)
   bool profile = false;  // per-stage timings (RunReport::profile)
   // Input reader threads for random-access inputs (raw YUV) on the GPU path;
   // 0: the loop plan's choice (engine/loop_plan.cpp: the cores the loop
@@ -97,6 +98,8 @@ class Session {
   PictureAllocator& allocator() const;
   // Device memory, for inputs NVDEC decodes (CUDA builds).
   PictureAllocator& device_allocator() const;
+  // The context NVDEC decodes in (the session's GPU); null where no_nvdec().
+  Result<const NvdecContext*> nvdec_context() const;
   // Why this session cannot decode on NVDEC; empty where it can.
   std::string no_nvdec() const;
   // The frame loop over `feed`, then every feature's flush. Once, after
@@ -188,6 +191,7 @@ class Session {
   SessionConfig cfg_;
   std::shared_ptr<gpu::Context> gpu_;
   mutable std::unique_ptr<PictureAllocator> device_alloc_;  // NVDEC's pictures, in gpu_
+  mutable std::unique_ptr<NvdecContext> nvdec_ctx_;         // over gpu_
   std::vector<Lane> lanes_;
   VideoFormat fmt_;
   bool prepared_ = false;

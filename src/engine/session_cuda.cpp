@@ -40,6 +40,14 @@ PictureAllocator& Session::device_allocator() const {
   return *device_alloc_;
 }
 
+Result<const NvdecContext*> Session::nvdec_context() const {
+  if (!nvdec_ctx_) {
+    TWINMAF_ASSIGN_OR_RETURN(void* cu, gpu_->cu_context());
+    nvdec_ctx_ = std::make_unique<NvdecContext>(NvdecContext{cu, [g = gpu_] { return g->bind(); }});
+  }
+  return nvdec_ctx_.get();
+}
+
 std::string Session::no_nvdec() const { return gpu_ ? std::string() : "the run uses no GPU"; }
 
 std::string Session::device_name() const {

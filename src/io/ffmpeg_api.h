@@ -20,11 +20,11 @@ namespace twinmaf {
 
 // X(library, function): every FFmpeg function io/ calls.
 #define TWINMAF_FFMPEG_FUNCTIONS(X)                                                                 \
-  X(avutil, av_frame_alloc) X(avutil, av_frame_free) X(avutil, av_frame_unref)                     \
+  X(avutil, av_frame_alloc) X(avutil, av_frame_free) X(avutil, av_frame_unref) X(avutil, av_frame_move_ref) \
   X(avutil, av_get_pix_fmt) X(avutil, av_log_set_level) X(avutil, av_pix_fmt_desc_get)             \
   X(avutil, av_strerror) X(avutil, av_version_info) X(avutil, av_buffer_ref) X(avutil, av_buffer_unref) \
   X(avutil, av_hwdevice_ctx_alloc) X(avutil, av_hwdevice_ctx_init)                                  \
-  X(avcodec, av_packet_alloc) X(avcodec, av_packet_free) X(avcodec, av_packet_unref)               \
+  X(avcodec, av_packet_alloc) X(avcodec, av_packet_free) X(avcodec, av_packet_unref) X(avcodec, av_packet_clone) \
   X(avcodec, avcodec_alloc_context3) X(avcodec, avcodec_free_context) X(avcodec, avcodec_open2)    \
   X(avcodec, avcodec_parameters_to_context) X(avcodec, avcodec_receive_frame)                      \
   X(avcodec, avcodec_send_packet) X(avcodec, avcodec_version) X(avcodec, avcodec_get_hw_config)     \

@@ -1,10 +1,18 @@
 #include "io/ffmpeg_source.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <limits>
+#include <mutex>
 #include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include "base/stopwatch.h"
+#include "io/access_points.h"
 #include "io/ffmpeg_api.h"
 #include "io/nvdec.h"
 
@@ -47,10 +55,24 @@ Result<VideoFormat> map_format(const FfmpegApi& av, int w, int h, AVPixelFormat 
   return f;
 }
 
+std::optional<Bitstream> bitstream_of(AVCodecID id) {
+  switch (id) {
+    case AV_CODEC_ID_H264:
+      return Bitstream::kH264;
+    case AV_CODEC_ID_HEVC:
+      return Bitstream::kHevc;
+    case AV_CODEC_ID_VP9:
+      return Bitstream::kVp9;
+    default:
+      return std::nullopt;
+  }
+}
+
 class FfmpegSource final : public VideoSource {
  public:
   FfmpegSource(const FfmpegApi& api, std::string path) : VideoSource(std::move(path)), av(api) {}
   ~FfmpegSource() override {
+    stop_stretches();
     av.av_frame_free(&frame_);
     av.av_packet_free(&packet_);
     av.avcodec_free_context(&codec_);  // before nvdec_: the decoder holds its device context
@@ -59,10 +81,7 @@ class FfmpegSource final : public VideoSource {
   }
 
   Status open() {
-    int err = av.avformat_open_input(&fmt_ctx_, path().c_str(), nullptr, nullptr);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open as a container: {}", path(), av_error(av, err));
-    err = av.avformat_find_stream_info(fmt_ctx_, nullptr);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot read stream info: {}", path(), av_error(av, err));
+    TWINMAF_RETURN_IF_ERROR(open_container(&fmt_ctx_));
     const AVCodec* dec = nullptr;
     stream_ = av.av_find_best_stream(fmt_ctx_, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
     if (stream_ < 0 || !dec) TWINMAF_FAIL(kBadInput, "{}: no decodable video stream", path());
@@ -72,8 +91,7 @@ class FfmpegSource final : public VideoSource {
     if (!packet_ || !frame_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
     // The decoder opens at the first read or skip, once set_decoder() has
     // said where it runs.
-    const AVCodecParameters* par = fmt_ctx_->streams[stream_]->codecpar;
-    auto f = map_format(av, par->width, par->height, static_cast<AVPixelFormat>(par->format));
+    auto f = map_format(av, par().width, par().height, static_cast<AVPixelFormat>(par().format));
     if (!f.ok()) return Status(f.status().code(), fmt::format("{}: {}", path(), f.status().message()));
     format_ = *f;
     return ok_status();
@@ -82,21 +100,19 @@ class FfmpegSource final : public VideoSource {
   const VideoFormat& format() const override { return format_; }
 
   ColorRange color_range() const override {
-    const AVCodecParameters* par = fmt_ctx_->streams[stream_]->codecpar;
-    if (par->color_range == AVCOL_RANGE_JPEG) return ColorRange::kFull;
-    const AVPixFmtDescriptor* d = av.av_pix_fmt_desc_get(static_cast<AVPixelFormat>(par->format));
+    if (par().color_range == AVCOL_RANGE_JPEG) return ColorRange::kFull;
+    const AVPixFmtDescriptor* d = av.av_pix_fmt_desc_get(static_cast<AVPixelFormat>(par().format));
     return d && std::string_view(d->name).starts_with("yuvj") ? ColorRange::kFull : ColorRange::kLimited;
   }
   bool decodes() const override { return true; }
   Status set_decoder(const Decoder& d) override {
-    if (codec_) TWINMAF_FAIL(kInternal, "{}: decoder set after the first read", path());
+    if (codec_ || started_) TWINMAF_FAIL(kInternal, "{}: decoder set after the first read", path());
     setup_ = d;
+    setup_.decoders = std::max(1u, d.decoders);
     if (!d.nvdec) return ok_status();
     const std::string refusal = nvdec_refusal();
     if (!refusal.empty()) TWINMAF_FAIL(kUnsupported, "{}: NVDEC cannot decode it: {}", path(), refusal);
-    auto n = Nvdec::create(av, *d.nvdec);
-    if (!n.ok()) TWINMAF_FAIL(kUnsupported, "{}: NVDEC: {}", path(), n.status().message());
-    nvdec_ = std::move(*n);
+    TWINMAF_ASSIGN_OR_RETURN(nvdec_, make_nvdec());
     return ok_status();
   }
   std::string nvdec_refusal() const override {
@@ -112,17 +128,28 @@ class FfmpegSource final : public VideoSource {
     return {};
   }
   DecodeStats decode_stats() const override {
-    DecodeStats s{"", seconds_.ms() / 1000.0, frames_};
-    if (nvdec_ && !nvdec_refused_) s.decoder = "nvdec";
-    else s.decoder = fmt::format("cpu, {}{}",
-                                 setup_.threads == 0   ? std::string("a thread per core")
-                                 : setup_.threads == 1 ? std::string("1 thread")
-                                                       : fmt::format("{} threads", setup_.threads),
-                                 nvdec_refused_ ? " (the driver refused NVDEC)" : "");
-    return s;
+    const std::string one = setup_.nvdec && !nvdec_refused_ ? std::string("nvdec")
+                            : fmt::format("cpu, {}{}",
+                                          setup_.threads == 0   ? std::string("a thread per core")
+                                          : setup_.threads == 1 ? std::string("1 thread")
+                                                                : fmt::format("{} threads", setup_.threads),
+                                          nvdec_refused_ ? " (the driver refused NVDEC)" : "");
+    if (stretches_.size() > 1) {
+      std::lock_guard lock(mutex_);
+      const auto end = decoded_all_ ? finished_ : Clock::now();
+      return {fmt::format("{} decoders ({} each) over {} stretches", workers_.size(), one, stretches_.size()),
+              std::chrono::duration<double>(end - started_at_).count(), frames_};
+    }
+    std::string decoder = one;
+    if (!whole_why_.empty()) decoder += fmt::format("; one decoder: {}", whole_why_);
+    return {decoder, seconds_.ms() / 1000.0, frames_};
   }
 
   Status skip(unsigned n) override {
+    if (setup_.decoders > 1 && !started_) {  // applied when the stretches start
+      pending_skip_ += n;
+      return ok_status();
+    }
     if (!nvdec_) return VideoSource::skip(n);
     const auto t = Clock::now();
     for (unsigned i = 0; i < n; ++i) {
@@ -149,71 +176,108 @@ class FfmpegSource final : public VideoSource {
   }
 
   Result<bool> read(Picture& pic) override {
+    if (setup_.decoders > 1 && !started_) TWINMAF_FAIL(kInternal, "{}: several decoders read through a pool", path());
     const auto t = Clock::now();
-    Result<bool> got = read_frame(pic);
+    Result<bool> got = read_whole(pic);
     seconds_.add(t);
     if (got.ok() && *got) ++frames_;
     return got;
   }
 
- private:
-  Result<bool> read_frame(Picture& pic) {
-    TWINMAF_ASSIGN_OR_RETURN(bool got, next_frame());
-    if (!got) return false;
-    const int planes = std::min(planes_needed_, format_.planes());
-    if (frame_->format == AV_PIX_FMT_CUDA) {
-      if (frame_->width != format_.w || frame_->height != format_.h)
-        TWINMAF_FAIL(kBadInput, "{}: frame {} changes size mid-stream", path(), index_);
-      TWINMAF_RETURN_IF_ERROR(nvdec_->copy(*frame_, planes, pic));
-      av.av_frame_unref(frame_);
-      ++index_;
-      return true;
+  Result<bool> read(PicturePool& pool, PicturePtr& pic) override {
+    if (setup_.decoders > 1 && !started_) TWINMAF_RETURN_IF_ERROR(start_stretches(pool));
+    if (stretches_.size() <= 1) {
+      pic = pool.acquire();
+      return read(*pic);
     }
-    auto f = map_format(av, frame_->width, frame_->height, static_cast<AVPixelFormat>(frame_->format));
-    if (!f.ok() || !(*f == format_))
-      TWINMAF_FAIL(kBadInput, "{}: frame {} changes size or pixel format mid-stream", path(), index_);
-    if (nvdec_) {  // libavcodec fell back to its software decoder
+    return read_stretched(pool, pic);
+  }
+
+ private:
+  const AVCodecParameters& par() const { return *fmt_ctx_->streams[stream_]->codecpar; }
+
+  Status open_container(AVFormatContext** ctx) const {
+    int err = av.avformat_open_input(ctx, path().c_str(), nullptr, nullptr);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open as a container: {}", path(), av_error(av, err));
+    err = av.avformat_find_stream_info(*ctx, nullptr);
+    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot read stream info: {}", path(), av_error(av, err));
+    return ok_status();
+  }
+
+  Result<std::unique_ptr<Nvdec>> make_nvdec() const {
+    auto n = Nvdec::create(av, *setup_.nvdec);
+    if (!n.ok()) TWINMAF_FAIL(kUnsupported, "{}: NVDEC: {}", path(), n.status().message());
+    return std::move(*n);
+  }
+
+  // A decoder of the stream: CPU threads, or NVDEC's when `nvdec`.
+  Result<AVCodecContext*> open_codec(Nvdec* nvdec) const {
+    AVCodecContext* c = av.avcodec_alloc_context3(decoder_);
+    if (!c) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
+    const auto fail = [&](const Status& st) {
+      av.avcodec_free_context(&c);
+      return st;
+    };
+    int err = av.avcodec_parameters_to_context(c, &par());
+    if (err < 0) return fail(make_error(Code::kBadInput, "{}: bad codec parameters: {}", path(), av_error(av, err)));
+    // NVDEC decodes frame by frame in its own engine: one thread feeds it.
+    c->thread_count = nvdec ? 1 : int(setup_.threads);
+    if (nvdec) {
+      c->hw_device_ctx = av.av_buffer_ref(nvdec->device());
+      if (!c->hw_device_ctx) return fail(make_error(Code::kInternal, "{}: out of memory", path()));
+    }
+    err = av.avcodec_open2(c, decoder_, nullptr);
+    if (err < 0) return fail(make_error(Code::kBadInput, "{}: cannot open decoder: {}", path(), av_error(av, err)));
+    return c;
+  }
+
+  // The decoded frame `f` (number `index`) into `pic`: NVDEC's surfaces and
+  // the frames of a decoder that fell back from it through `nvdec`, CPU
+  // frames copied plane by plane and range-checked.
+  Status to_picture(const AVFrame& f, Picture& pic, Nvdec* nvdec, unsigned index) {
+    const int planes = std::min(planes_needed_, format_.planes());
+    if (f.format == AV_PIX_FMT_CUDA) {
+      if (f.width != format_.w || f.height != format_.h)
+        TWINMAF_FAIL(kBadInput, "{}: frame {} changes size mid-stream", path(), index);
+      return nvdec->copy(f, planes, pic);
+    }
+    auto fmt = map_format(av, f.width, f.height, static_cast<AVPixelFormat>(f.format));
+    if (!fmt.ok() || !(*fmt == format_))
+      TWINMAF_FAIL(kBadInput, "{}: frame {} changes size or pixel format mid-stream", path(), index);
+    if (nvdec) {  // libavcodec fell back to its software decoder
       if (setup_.nvdec_only)
         TWINMAF_FAIL(kUnsupported, "{}: NVDEC refused the stream (--decode nvdec; --decode auto decodes it on the CPU)",
                      path());
       nvdec_refused_ = true;
-      TWINMAF_RETURN_IF_ERROR(nvdec_->copy(*frame_, planes, pic));
-      av.av_frame_unref(frame_);
-      ++index_;
-      return true;
+      return nvdec->copy(f, planes, pic);
     }
     const int bps = format_.bytes_per_sample();
     for (int p = 0; p < planes; ++p) {
       const size_t row = size_t(format_.stored_w(p)) * size_t(bps);
       for (int y = 0; y < format_.stored_h(p); ++y)
-        std::memcpy(pic.mutable_data(p) + y * pic.stride(p),
-                    frame_->data[p] + std::ptrdiff_t(y) * frame_->linesize[p], row);
+        std::memcpy(pic.mutable_data(p) + y * pic.stride(p), f.data[p] + std::ptrdiff_t(y) * f.linesize[p], row);
     }
-    av.av_frame_unref(frame_);
     if (format_.bpc > 8 && format_.bpc < 16)
-      TWINMAF_RETURN_IF_ERROR(check_sample_range(pic, host_check_from_, planes, path(), index_));
+      TWINMAF_RETURN_IF_ERROR(check_sample_range(pic, host_check_from_, planes, path(), index));
+    return ok_status();
+  }
+
+  // --- One decoder over the whole stream ------------------------------------
+
+  Result<bool> read_whole(Picture& pic) {
+    TWINMAF_ASSIGN_OR_RETURN(bool got, next_frame());
+    if (!got) return false;
+    const Status st = to_picture(*frame_, pic, nvdec_.get(), index_);
+    av.av_frame_unref(frame_);
+    TWINMAF_RETURN_IF_ERROR(st);
     ++index_;
     return true;
   }
 
-  Status open_decoder() {
-    codec_ = av.avcodec_alloc_context3(decoder_);
-    if (!codec_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
-    int err = av.avcodec_parameters_to_context(codec_, fmt_ctx_->streams[stream_]->codecpar);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: bad codec parameters: {}", path(), av_error(av, err));
-    // NVDEC decodes frame by frame in its own engine: one thread feeds it.
-    codec_->thread_count = nvdec_ ? 1 : int(setup_.threads);
-    if (nvdec_) {
-      codec_->hw_device_ctx = av.av_buffer_ref(nvdec_->device());
-      if (!codec_->hw_device_ctx) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
-    }
-    err = av.avcodec_open2(codec_, decoder_, nullptr);
-    if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open decoder: {}", path(), av_error(av, err));
-    return ok_status();
-  }
-
   Result<bool> next_frame() {
-    if (!codec_) TWINMAF_RETURN_IF_ERROR(open_decoder());
+    if (!codec_) {
+      TWINMAF_ASSIGN_OR_RETURN(codec_, open_codec(nvdec_.get()));
+    }
     for (;;) {
       int err = av.avcodec_receive_frame(codec_, frame_);
       if (err == 0) return true;
@@ -236,21 +300,364 @@ class FfmpegSource final : public VideoSource {
     }
   }
 
+  // --- Several decoders over stretches --------------------------------------
+  //
+  // A demuxer thread reads the packets once and hands each stretch its own
+  // (av_packet_clone); each of setup_.decoders workers decodes a stretch at
+  // a time with a decoder of its own, in stretch order, at most as many
+  // stretches at once as there are workers and `cap_` frames held per
+  // stretch; read() takes the frames stretch by stretch. NVDEC's workers
+  // move each frame into a picture of read()'s pool at once (libavcodec's
+  // surfaces are few); the CPU's keep libavcodec's frames, which read()
+  // copies.
+
+  struct Decoded {
+    AVFrame* frame = nullptr;  // a CPU frame
+    PicturePtr pic;            // or NVDEC's, in a picture
+  };
+  struct StretchState {
+    std::deque<AVPacket*> packets;
+    bool packets_done = false;
+    std::deque<Decoded> frames;
+    bool frames_done = false;
+    Status error;
+  };
+
+  // The stream's packets: their pts and kinds, or why it is decoded whole.
+  Result<Stretches> scan() const {
+    const std::optional<Bitstream> bs = bitstream_of(par().codec_id);
+    if (!bs) return Stretches{{}, fmt::format("{} streams are not split", decoder_->name)};
+    if (par().field_order != AV_FIELD_UNKNOWN && par().field_order != AV_FIELD_PROGRESSIVE)
+      return Stretches{{}, "interlaced streams are not split"};
+    const PacketSyntax syntax =
+        packet_syntax(*bs, std::span<const uint8_t>(par().extradata, size_t(std::max(0, par().extradata_size))));
+    AVFormatContext* ctx = nullptr;
+    AVPacket* pkt = av.av_packet_alloc();
+    const auto close = [&] {
+      av.av_packet_free(&pkt);
+      av.avformat_close_input(&ctx);
+    };
+    if (!pkt) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
+    if (Status st = open_container(&ctx); !st.ok()) {
+      close();
+      return st;
+    }
+    std::vector<int64_t> pts;
+    std::vector<Access> access;
+    std::string whole;
+    for (;;) {
+      const int err = av.av_read_frame(ctx, pkt);
+      if (err == AVERROR_EOF) break;
+      if (err < 0) {
+        close();
+        TWINMAF_FAIL(kBadInput, "{}: reading failed near packet {}: {}", path(), pts.size(), av_error(av, err));
+      }
+      if (pkt->stream_index == stream_) {
+        if (pkt->pts == AV_NOPTS_VALUE) whole = "some packet has no timestamp";
+        if (pkt->flags & (AV_PKT_FLAG_DISCARD | AV_PKT_FLAG_CORRUPT)) whole = "some packet is marked discard or corrupt";
+        pts.push_back(pkt->pts);
+        access.push_back(classify_packet(syntax, std::span<const uint8_t>(pkt->data, size_t(pkt->size))));
+      }
+      av.av_packet_unref(pkt);
+    }
+    close();
+    if (!whole.empty()) return Stretches{{}, whole};
+    return plan_stretches(pts, access);
+  }
+
+  Status start_stretches(PicturePool& pool) {
+    started_ = true;
+    TWINMAF_ASSIGN_OR_RETURN(Stretches plan, scan());
+    if (plan.stretches.size() <= 1) {  // one decoder, after the skips asked for
+      whole_why_ = plan.why;
+      if (nvdec_) return skip(pending_skip_);
+      TWINMAF_RETURN_IF_ERROR(VideoSource::skip(pending_skip_));
+      return ok_status();
+    }
+    stretches_ = std::move(plan.stretches);
+    states_ = std::vector<StretchState>(stretches_.size());
+    size_t first = 0;
+    unsigned drop = pending_skip_;
+    while (first < stretches_.size() && stretches_[first].frames <= drop) drop -= stretches_[first++].frames;
+    first_stretch_ = current_ = claimed_ = first;
+    drop_ = drop;
+    index_ = first < stretches_.size() ? stretches_[first].first_frame : 0;
+    unsigned longest = 1;
+    for (const Stretch& s : stretches_) longest = std::max(longest, s.frames);
+    uint64_t frame_bytes = 0;
+    for (int p = 0; p < std::min(planes_needed_, format_.planes()); ++p)
+      frame_bytes += uint64_t(format_.stored_w(p)) * uint64_t(format_.stored_h(p)) * uint64_t(format_.bytes_per_sample());
+    const uint64_t per_stretch = setup_.ahead_bytes / setup_.decoders / std::max<uint64_t>(1, frame_bytes);
+    cap_ = setup_.ahead_bytes ? unsigned(std::clamp<uint64_t>(per_stretch, 2, longest)) : longest;
+    pool_.emplace(pool);
+    std::vector<std::unique_ptr<Nvdec>> nvdecs;
+    for (unsigned w = 0; setup_.nvdec && w < setup_.decoders; ++w) {
+      TWINMAF_ASSIGN_OR_RETURN(nvdecs.emplace_back(), make_nvdec());
+    }
+    started_at_ = Clock::now();
+    demuxer_ = std::thread([this] { demux(); });
+    for (unsigned w = 0; w < setup_.decoders; ++w)
+      workers_.emplace_back([this, n = setup_.nvdec ? std::move(nvdecs[w]) : nullptr]() mutable { work(n.get()); });
+    return ok_status();
+  }
+
+  void stop_stretches() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    if (demuxer_.joinable()) demuxer_.join();
+    for (std::thread& t : workers_) t.join();
+    for (StretchState& s : states_) {
+      for (AVPacket*& p : s.packets) av.av_packet_free(&p);
+      for (Decoded& d : s.frames) av.av_frame_free(&d.frame);
+    }
+  }
+
+  // Stretches whose packets a packet of index i is: its own, and the one
+  // before where it is a leading picture that one decodes through.
+  void demux() {
+    AVPacket* pkt = av.av_packet_alloc();
+    size_t own = 0;  // the stretch packet i starts in (first <= i < next's first)
+    Status error = pkt ? ok_status() : make_error(Code::kInternal, "{}: out of memory", path());
+    for (size_t i = 0; error.ok();) {
+      const int err = av.av_read_frame(fmt_ctx_, pkt);
+      if (err == AVERROR_EOF) break;
+      if (err < 0) {
+        error = make_error(Code::kBadInput, "{}: reading failed near packet {}: {}", path(), i, av_error(av, err));
+        break;
+      }
+      if (pkt->stream_index != stream_) {
+        av.av_packet_unref(pkt);
+        continue;
+      }
+      while (own + 1 < stretches_.size() && stretches_[own + 1].first <= i) ++own;
+      {
+        std::unique_lock lock(mutex_);
+        // Packets for at most the stretches being decoded and the next.
+        changed_.wait(lock, [&] { return stop_ || own <= current_ + setup_.decoders; });
+        if (stop_) break;
+        for (size_t j = own > 0 ? own - 1 : 0; j <= own; ++j) {
+          if (j < first_stretch_ || i < stretches_[j].first || i >= stretches_[j].end) continue;
+          states_[j].packets.push_back(av.av_packet_clone(pkt));
+          if (!states_[j].packets.back()) error = make_error(Code::kInternal, "{}: out of memory", path());
+          if (i + 1 == stretches_[j].end) states_[j].packets_done = true;
+        }
+      }
+      changed_.notify_all();
+      av.av_packet_unref(pkt);
+      ++i;
+    }
+    av.av_packet_free(&pkt);
+    {
+      std::lock_guard lock(mutex_);
+      for (StretchState& s : states_) {
+        if (s.packets_done) continue;
+        s.packets_done = true;
+        if (!error.ok() && s.error.ok()) s.error = error;
+      }
+    }
+    changed_.notify_all();
+  }
+
+  void work(Nvdec* nvdec) {
+    for (;;) {
+      size_t j;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] {
+          return stop_ || claimed_ >= stretches_.size() || claimed_ < current_ + setup_.decoders;
+        });
+        if (stop_ || claimed_ >= stretches_.size()) return;
+        j = claimed_++;
+      }
+      const Status st = decode_stretch(j, nvdec);
+      {
+        std::lock_guard lock(mutex_);
+        StretchState& s = states_[j];
+        if (!st.ok() && s.error.ok()) s.error = st;
+        s.frames_done = true;
+        if (++stretches_done_ == stretches_.size() - first_stretch_) {
+          decoded_all_ = true;
+          finished_ = Clock::now();
+        }
+      }
+      changed_.notify_all();
+    }
+  }
+
+  Status decode_stretch(size_t j, Nvdec* nvdec) {
+    const Stretch& st = stretches_[j];
+    StretchState& state = states_[j];
+    TWINMAF_ASSIGN_OR_RETURN(AVCodecContext * c, open_codec(nvdec));
+    AVFrame* f = av.av_frame_alloc();
+    unsigned got = 0;
+    int64_t last = std::numeric_limits<int64_t>::min();
+    // Frames of the stretch's range, in order, to read().
+    const auto receive = [&]() -> Result<bool> {  // true: the decoder wants more input
+      for (;;) {
+        const int err = av.avcodec_receive_frame(c, f);
+        if (err == AVERROR(EAGAIN)) return true;
+        if (err == AVERROR_EOF) return false;
+        if (err < 0)
+          TWINMAF_FAIL(kBadInput, "{}: decoding frame {} failed: {}", path(), st.first_frame + got, av_error(av, err));
+        const int64_t pts = f->pts != AV_NOPTS_VALUE ? f->pts : f->best_effort_timestamp;
+        if (pts < st.lo || pts >= st.hi) {
+          av.av_frame_unref(f);
+          continue;
+        }
+        if (pts <= last || got == st.frames)
+          TWINMAF_FAIL(kBadInput, "{}: decoding from a random-access point gave frames out of order near frame {} "
+                                  "(--decoders 1 decodes it whole)", path(), st.first_frame + got);
+        last = pts;
+        Decoded d;
+        if (nvdec) {
+          d.pic = pool_->acquire();
+          TWINMAF_RETURN_IF_ERROR(to_picture(*f, *d.pic, nvdec, st.first_frame + got));
+          av.av_frame_unref(f);
+        } else {
+          d.frame = av.av_frame_alloc();
+          if (!d.frame) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
+          av.av_frame_move_ref(d.frame, f);
+        }
+        ++got;
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [&] { return stop_ || state.frames.size() < cap_; });
+          if (stop_) {
+            av.av_frame_free(&d.frame);
+            return false;
+          }
+          state.frames.push_back(std::move(d));
+        }
+        changed_.notify_all();
+      }
+    };
+    Status result;
+    for (bool more = true; more && result.ok();) {
+      AVPacket* pkt = nullptr;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stop_ || !state.packets.empty() || state.packets_done; });
+        if (stop_) break;
+        if (!state.packets.empty()) {
+          pkt = state.packets.front();
+          state.packets.pop_front();
+        } else if (!state.error.ok()) {
+          break;
+        }
+      }
+      changed_.notify_all();
+      for (;;) {  // a null packet drains the decoder
+        const int err = av.avcodec_send_packet(c, pkt);
+        if (err == AVERROR(EAGAIN) || err == 0) {
+          Result<bool> r = receive();
+          if (!r.ok()) result = r.status();
+          if (r.ok() && *r && err != 0) continue;  // the decoder took no packet: again
+          more = r.ok() && *r && pkt;
+          break;
+        }
+        if (err != AVERROR_EOF)
+          result = make_error(Code::kBadInput, "{}: decoding failed near frame {}: {}", path(), st.first_frame + got,
+                              av_error(av, err));
+        more = false;
+        break;
+      }
+      av.av_packet_free(&pkt);
+    }
+    av.av_frame_free(&f);
+    av.avcodec_free_context(&c);
+    TWINMAF_RETURN_IF_ERROR(result);
+    bool stopped;
+    {
+      std::lock_guard lock(mutex_);
+      stopped = stop_ || !state.error.ok();
+    }
+    if (!stopped && got != st.frames)
+      TWINMAF_FAIL(kBadInput, "{}: decoding from a random-access point gave {} frames where its packets hold {} "
+                              "(frames {}..; --decoders 1 decodes it whole)", path(), got, st.frames, st.first_frame);
+    return ok_status();
+  }
+
+  Result<bool> read_stretched(PicturePool& pool, PicturePtr& pic) {
+    for (;;) {
+      Decoded d;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] {
+          return current_ >= stretches_.size() || !states_[current_].frames.empty() || states_[current_].frames_done;
+        });
+        if (current_ >= stretches_.size()) return false;
+        StretchState& s = states_[current_];
+        if (s.frames.empty()) {
+          if (!s.error.ok()) return s.error;
+          ++current_;
+          lock.unlock();
+          changed_.notify_all();
+          continue;
+        }
+        d = std::move(s.frames.front());
+        s.frames.pop_front();
+      }
+      changed_.notify_all();
+      const unsigned index = index_++;
+      if (drop_ > 0) {
+        --drop_;
+        av.av_frame_free(&d.frame);
+        continue;
+      }
+      ++frames_;
+      if (d.pic) {
+        pic = std::move(d.pic);
+        return true;
+      }
+      pic = pool.acquire();
+      const Status st = to_picture(*d.frame, *pic, nullptr, index);
+      av.av_frame_free(&d.frame);
+      TWINMAF_RETURN_IF_ERROR(st);
+      return true;
+    }
+  }
+
   const FfmpegApi& av;
   VideoFormat format_;
   AVFormatContext* fmt_ctx_ = nullptr;
   const AVCodec* decoder_ = nullptr;
-  AVCodecContext* codec_ = nullptr;  // opened by the first read or skip
+  int stream_ = -1;
   Decoder setup_;
+  std::atomic<bool> nvdec_refused_ = false;  // libavcodec fell back to software decoding
+  unsigned frames_ = 0;  // handed out (or skipped on NVDEC)
+  unsigned index_ = 0;   // the next frame's number
+
+  // One decoder.
+  AVCodecContext* codec_ = nullptr;  // opened by the first read or skip
   std::unique_ptr<Nvdec> nvdec_;
-  bool nvdec_refused_ = false;  // libavcodec fell back to software decoding
   MsSum seconds_;  // in read() and skip()
-  unsigned frames_ = 0;
   AVPacket* packet_ = nullptr;
   AVFrame* frame_ = nullptr;
-  int stream_ = -1;
   bool draining_ = false;
-  unsigned index_ = 0;
+  std::string whole_why_;  // why several decoders were asked for and one decodes
+
+  // Several decoders.
+  bool started_ = false;
+  unsigned pending_skip_ = 0;
+  std::vector<Stretch> stretches_;
+  std::vector<StretchState> states_;
+  std::optional<PicturePool> pool_;
+  unsigned cap_ = 0;
+  size_t first_stretch_ = 0;  // the first stretch read (the skipped ones get no packets)
+  unsigned drop_ = 0;          // frames of it read() skips
+  std::thread demuxer_;
+  std::vector<std::thread> workers_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool stop_ = false;
+  size_t current_ = 0;  // the stretch read() takes frames from
+  size_t claimed_ = 0;  // stretches taken by workers
+  size_t stretches_done_ = 0;
+  bool decoded_all_ = false;
+  Clock::time_point started_at_, finished_;
 };
 
 }  // namespace

@@ -14,16 +14,14 @@ struct AVFrame;
 
 namespace twinmaf {
 
-namespace gpu {
-class Context;
-}
 struct FfmpegApi;
+struct NvdecContext;
 
 class Nvdec {
  public:
   // A CUDA device context for libavcodec (AV_HWDEVICE_TYPE_CUDA) over
   // `ctx`'s CUcontext, with a stream of its own for the hwaccel's copies.
-  static Result<std::unique_ptr<Nvdec>> create(const FfmpegApi& av, const gpu::Context& ctx);
+  static Result<std::unique_ptr<Nvdec>> create(const FfmpegApi& av, const NvdecContext& ctx);
   virtual ~Nvdec() = default;
   // The device context, for AVCodecContext::hw_device_ctx (the caller takes a reference).
   virtual AVBufferRef* device() const = 0;

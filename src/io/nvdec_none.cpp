@@ -3,7 +3,7 @@
 
 namespace twinmaf {
 
-Result<std::unique_ptr<Nvdec>> Nvdec::create(const FfmpegApi&, const gpu::Context&) {
+Result<std::unique_ptr<Nvdec>> Nvdec::create(const FfmpegApi&, const NvdecContext&) {
   TWINMAF_FAIL(kUnsupported, "this build of twinmaf has no CUDA backend");
 }
 

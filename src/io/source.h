@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,14 +20,17 @@
 
 namespace twinmaf {
 
-namespace gpu {
-class Context;
-}
-
 // The sample range of an input: full where it says so (FFmpeg's color_range
 // pc, a yuvj pixel format, Y4M's XCOLORRANGE=FULL), else limited (the
 // convention for unmarked YUV); raw files cannot say (unknown).
 enum class ColorRange : uint8_t { kUnknown, kLimited, kFull };
+
+// The CUDA context NVDEC decodes in (the session's): its CUcontext, and what
+// makes it current on a thread.
+struct NvdecContext {
+  void* cu_context = nullptr;
+  std::function<Status()> bind;
+};
 
 class VideoSource {
  public:
@@ -36,6 +40,13 @@ class VideoSource {
   // Reads the next frame into `pic` (of format()). false at the end of the
   // stream; an error for a partial frame.
   virtual Result<bool> read(Picture& pic) = 0;
+  // The same for a reader holding pictures of `pool` (InputReader's stream
+  // mode): `pic` becomes the next frame's picture, one of `pool`'s. A source
+  // with decoders working ahead hands over a picture they filled.
+  virtual Result<bool> read(PicturePool& pool, PicturePtr& pic) {
+    pic = pool.acquire();
+    return read(*pic);
+  }
   // Skips n frames (read and discarded where the format cannot seek). Running
   // out of frames while skipping is not an error; later reads return false.
   virtual Status skip(unsigned n);
@@ -54,21 +65,29 @@ class VideoSource {
   virtual ColorRange color_range() const { return ColorRange::kUnknown; }
   // Inputs that decode (FFmpeg). set_decoder(), before the first read or
   // skip: CPU decoding on `threads` (0: libavcodec's choice, a thread per
-  // core), or NVDEC in `nvdec`'s context, after which read() fills device
-  // pictures (gpu::DeviceAllocator) and no host check reads them.
+  // core), or NVDEC in `nvdec`, after which read() fills device pictures
+  // (of the session's device allocator) and no host check reads them.
+  // With `decoders` > 1, that many decoders of that kind decode stretches of
+  // the stream between random-access points at once (io/access_points.h),
+  // holding at most `ahead_bytes` of decoded pictures, when the stream
+  // allows it; read(pool, pic) hands out their frames in order.
   virtual bool decodes() const { return false; }
   struct Decoder {
     unsigned threads = 0;
-    const gpu::Context* nvdec = nullptr;
+    const NvdecContext* nvdec = nullptr;
     bool nvdec_only = false;  // a stream the driver refuses is an error, not a CPU decode
+    unsigned decoders = 1;
+    uint64_t ahead_bytes = 0;
   };
   virtual Status set_decoder(const Decoder& /*decoder*/) { return ok_status(); }
   // Why NVDEC cannot decode this input; empty where libavcodec has a CUDA
   // hwaccel for its codec and layout (the driver may still refuse the
   // stream: read() then decodes on the CPU, or fails where nvdec_only).
   virtual std::string nvdec_refusal() const { return "not a compressed input"; }
-  // Decoding so far: the decoder ("nvdec", "cpu, 8 threads"), the time spent
-  // in read() and skip(), frames decoded. Empty decoder: the input does not decode.
+  // Decoding so far: the decoder ("nvdec", "cpu, 8 threads", "4 x nvdec
+  // over 12 stretches"), the time spent decoding (in read() and skip(); with
+  // several decoders, from their start to their last frame), frames decoded.
+  // Empty decoder: the input does not decode.
   struct DecodeStats {
     std::string decoder;
     double seconds = 0;

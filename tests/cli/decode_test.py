@@ -4,8 +4,11 @@ H.264/mkv, HEVC/mp4, VP9/webm and AV1/ivf made here with ffmpeg, read by every
 decoder at once, scores == the same frames decoded to raw YUV by ffmpeg (every
 value of the JSON but the fps), at --threads 0 and 2, with --frame_cnt and a
 shorter encode (which ends the run for every encode, with libvmaf's warning); --decode cpu/auto/nvdec give the
-same values, --verbose names each input's decoder, --profile times it; a full-range input against a
-limited-range one is refused with one line and no result file.
+same values, --verbose names each input's decoder, --profile times it; several decoders per input
+(--decoders, stretches between random-access points: H.264 IDR, HEVC CRA with leading pictures and
+IDR, VP9 key frames) give the raw frames' values with frame skips and counts that start and end
+mid-stretch; a full-range input against a limited-range one is refused with one line and no result
+file.
 
 Usage: decode_test.py TWINMAF_BIN CLIPS_DIR"""
 import json
@@ -114,6 +117,40 @@ with tempfile.TemporaryDirectory() as d:
     p = score("-r", j("ref.mkv"), "-d", j("hevc.mp4"), "--decode", "gpu")
     check("--decode gpu: refused", p.returncode == 2 and "--decode: 'gpu' is not auto, cpu or nvdec" in p.stderr,
           p.stderr)
+
+    # Several decoders per input: 150 frames, a random-access point every 50.
+    ffmpeg("-stream_loop", 3, "-i", SRC, "-frames:v", 150, "-vf", "noise=alls=6:allf=t", "-pix_fmt", "yuv420p",
+           j("long.y4m"))
+    gop = "keyint=50:min-keyint=50:log-level=error"
+    stretched = {
+        "idr.mkv": ["-c:v", "libx264", "-crf", 30, "-g", 50],
+        "cra.mkv": ["-c:v", "libx265", "-crf", 32, "-x265-params", gop],  # open GOPs: CRA, RASL
+        "idr10.mp4": ["-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-crf", 32, "-x265-params", gop + ":no-open-gop=1"],
+        "key.webm": ["-c:v", "libvpx-vp9", "-b:v", "300k", "-deadline", "realtime", "-cpu-used", 8, "-g", 50],
+    }
+    for name, opts in stretched.items():
+        ffmpeg("-i", j("long.y4m"), *opts, j(name))
+        bits = 10 if "10" in name else 8
+        ffmpeg("-i", j(name), "-f", "rawvideo", "-pix_fmt", "yuv420p10le" if bits == 10 else "yuv420p", j(name + ".yuv"))
+        feats = ["--feature", "psnr=enable_chroma=true", "--feature", "motion", "--json", "--precision", "max"]
+        for limits in ([], ["--frame_skip_ref", 60, "--frame_skip_dist", 60, "--frame_cnt", 47],
+                       ["--frame_skip_ref", 49, "--frame_skip_dist", 49]):
+            out_raw, out = j("s_raw.json"), j("s.json")
+            p = score("-r", j(name + ".yuv"), "-d", j(name + ".yuv"), "-w", W, "-h", H, "-p", "420", "-b", bits,
+                      *feats, *limits, "-o", out_raw)
+            check(f"{name} {limits}: raw run", p.returncode == 0, p.stderr)
+            want = results(out_raw)
+            for decoders in (1, 3):
+                p = score("-r", j(name), "-d", j(name), "--decoders", decoders, "--decode", "cpu", "--verbose",
+                          *feats, *limits, "-o", out)
+                check(f"{name} {limits} --decoders {decoders}: == raw", p.returncode == 0 and results(out) == want,
+                      p.stderr)
+                named = [l for l in p.stderr.splitlines() if l.startswith(f"twinmaf: decode: {j(name)}: ")]
+                split = f"{decoders} decoders (cpu, " in "".join(named) and " stretches" in "".join(named)
+                check(f"{name} --decoders {decoders}: --verbose", len(named) == 2 and split == (decoders > 1), named)
+    p = score("-r", j("ref.mkv"), "-d", j("hevc.mp4"), "--decoders", 3, "--decode", "cpu", "--verbose")
+    check("--decoders 3 on a stream without points: one decoder, said why", p.returncode == 0 and
+          "one decoder: it has no random-access point to split at" in p.stderr, p.stderr)
 
     # Sample ranges: full (yuvj / pc) against limited or unmarked.
     ffmpeg("-i", j("ref.mkv"), "-vf", "scale=out_range=pc", "-pix_fmt", "yuvj420p", "-c:v", "libx264", "-crf", 20,

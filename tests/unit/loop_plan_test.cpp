@@ -146,18 +146,39 @@ unsigned count_on(const LoopPlan& p, DecodeOn on) {
 TEST(LoopPlan, CpuDecodersShareTheMachine) {
   LoopRequest q = request(k4k8, {{kLuma, true}}, 0);
   q.inputs = {{}, {}};  // raw inputs: no decoders, read in the loop
-  EXPECT_EQ(plan_loop(q).input.decode_threads, 0u);
   EXPECT_EQ(plan_loop(q).input.read_ahead, 0u);
   EXPECT_EQ(count_on(plan_loop(q), DecodeOn::kNone), 2u);
-  for (const auto& [decoders, hw, threads] : {std::tuple{1u, 16u, 16u}, {2u, 16u, 8u}, {9u, 16u, 1u}, {3u, 2u, 1u},
-                                               {2u, 2u, 1u}, {3u, 16u, 5u}}) {
-    q.inputs = compressed(decoders, Decode::kCpu);
+  // The machine's threads divided among the inputs, in decoders of
+  // kCpuDecoderThreads where there are that many.
+  for (const auto& [inputs, hw, decoders, threads] :
+       {std::tuple{1u, 16u, 4u, 4u}, {2u, 16u, 2u, 4u}, {9u, 16u, 1u, 1u}, {3u, 2u, 1u, 1u}, {2u, 2u, 1u, 1u},
+        {3u, 16u, 1u, 5u}, {1u, 2u, 1u, 2u}}) {
+    q.inputs = compressed(inputs, Decode::kCpu);
     q.hardware_threads = hw;
     const LoopPlan p = plan_loop(q);
-    EXPECT_EQ(p.input.decode_threads, threads) << decoders << " decoders, " << hw << " threads";
     EXPECT_EQ(p.input.read_ahead, kReadAhead);
-    EXPECT_EQ(count_on(p, DecodeOn::kCpu), decoders);
+    EXPECT_EQ(count_on(p, DecodeOn::kCpu), inputs);
+    for (const InputDecoder& d : p.input.decoders) {
+      EXPECT_EQ(d.decoders, decoders) << inputs << " inputs, " << hw << " threads";
+      EXPECT_EQ(d.threads, threads) << inputs << " inputs, " << hw << " threads";
+    }
   }
+  // --decoders: that many of each input's threads.
+  q.inputs = compressed(1, Decode::kCpu);
+  q.hardware_threads = 16;
+  q.decoders = 3;
+  EXPECT_EQ(plan_loop(q).input.decoders[0].decoders, 3u);
+  EXPECT_EQ(plan_loop(q).input.decoders[0].threads, 5u);
+}
+
+TEST(LoopPlan, SeveralDecodersShareAPartOfTheMemory) {
+  LoopRequest q = request(k4k8, {{kLuma, true}}, 0);
+  q.memory_bytes = uint64_t(64) << 30;
+  q.inputs = compressed(3, Decode::kCpu);
+  q.hardware_threads = 32;  // 10 threads each: 2 decoders of 5
+  for (const InputDecoder& d : plan_loop(q).input.decoders) EXPECT_EQ(d.ahead_bytes, q.memory_bytes / kDecodeAheadShare / 3);
+  q.decoders = 1;  // one decoder reads ahead only the reader's frames
+  for (const InputDecoder& d : plan_loop(q).input.decoders) EXPECT_EQ(d.ahead_bytes, 0u);
 }
 
 TEST(LoopPlan, NvdecDecodesForRunsWhollyOnTheGpu) {
@@ -166,7 +187,7 @@ TEST(LoopPlan, NvdecDecodesForRunsWhollyOnTheGpu) {
   q.inputs = compressed(2);
   LoopPlan p = plan_loop(q);
   EXPECT_EQ(count_on(p, DecodeOn::kNvdec), 2u);
-  EXPECT_EQ(p.input.decode_threads, 0u);
+  for (const InputDecoder& d : p.input.decoders) EXPECT_EQ(d.decoders, kNvdecSessions / 2);
   EXPECT_EQ(p.input.read_ahead, kReadAhead);
   EXPECT_EQ(p.input.nvdec_refused, -1);
   // A raw reference beside a compressed encode: NVDEC takes the encode.
@@ -190,7 +211,8 @@ TEST(LoopPlan, AutoSharesManyInputsWithCpuDecoders) {
   EXPECT_EQ(count_on(p, DecodeOn::kNvdec), 9u - cpu);
   EXPECT_EQ(p.input.decoders[0].on, DecodeOn::kNvdec);
   EXPECT_EQ(p.input.decoders[8].on, DecodeOn::kCpu);
-  EXPECT_EQ(p.input.decode_threads, 16u / cpu);
+  EXPECT_EQ(p.input.decoders[8].threads, 16u / cpu);
+  EXPECT_EQ(p.input.decoders[0].decoders, 1u);  // kNvdecSessions shared by 9 - cpu inputs
   // --decode nvdec: all of them.
   decode_all(q, Decode::kNvdec);
   EXPECT_EQ(count_on(plan_loop(q), DecodeOn::kNvdec), 9u);

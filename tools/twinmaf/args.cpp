@@ -60,7 +60,8 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     std::vector<std::string> dis_paths;
     bool no_prediction = false;
     std::string w, h, pix, bpc, threads, subsample, cpumask, gpumask, frame_cnt, skip_ref, skip_dis;
-    std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers, dis_list, align, scale, scaler, decode;
+    std::string precision, aom_ctc, nflx_ctc, backend, gpu, readers, dis_list, align, scale, scaler, decode,
+        decoders;
     std::vector<std::string> features, models;
     bool xml = false, json = false, csv = false, sub = false, version = false;  // NOLINT: bound to flags
 
@@ -101,6 +102,10 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
                    "compressed inputs: auto (default: NVDEC where the GPU decodes the codec and every feature runs "
                    "there, shared with CPU decoders when several inputs decode), cpu, or nvdec; or one per input, "
                    "the reference first: cpu,nvdec");
+    app.add_option("--decoders", decoders,
+                   "decoders per compressed input, each on its own stretches of the stream between random-access "
+                   "points (default 0: NVDEC sessions shared by the GPU's inputs, CPU decoders of 4 threads; 1: "
+                   "one decoder)");
     app.add_flag("--profile", cfg.profile, "print where GPU frame time goes");
     app.add_option("--readers", readers,
                    "reader threads for raw inputs on the GPU path (default: cores - 2, at most 12; at most 10 for "
@@ -210,6 +215,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       if (!d.ok()) fail(d.status().message());
       cfg.decode = std::move(*d);
     }
+    if (!decoders.empty()) cfg.decoders = parse_unsigned("--decoders", decoders, 0, 64);
     if (align_opt->count() > 0)
       cfg.align = align.empty() ? kDefaultAlignRange : parse_unsigned("--align", align, 1, 10000);
     if (scale_opt->count() > 0) {
