@@ -6,20 +6,23 @@
 # few raw clips for the twin tests into .device/ (git-ignored), the folder a
 # device run carries.
 # Run on the GPU host: .device/run.sh <command...> (sets LD_LIBRARY_PATH).
+# DEVICE_BUILD=build/release reuses that tree (the release preset also builds
+# for sm_90 with CUDA and FFmpeg) instead of building build/device.
 # The C API too: libvmaf.so.3, capi_cuda and device_capi.sh; with
 # FFMPEG_CUDA=1 also an FFmpeg with the libvmaf_cuda filter
 # (scripts/ffmpeg_cuda.sh): .device/run.sh .device/device_capi.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DTWINMAF_CUDA=ON -DTWINMAF_FFMPEG=ON \
+b=${DEVICE_BUILD:-build/device}
+cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTWINMAF_CUDA=ON -DTWINMAF_FFMPEG=ON \
   -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-cmake --build build/device --target twinmaf twinmaf_twin twinmaf_bench twinmaf_unit twinmaf_gpu_bench vmaf capi_cuda
+cmake --build "$b" --target twinmaf twinmaf_twin twinmaf_bench twinmaf_unit twinmaf_gpu_bench vmaf capi_cuda
 rm -rf .device && mkdir -p .device/bin .device/lib .device/clips
-cp build/device/twinmaf build/device/tests/twinmaf_twin build/device/tests/twinmaf_unit \
-   build/device/bench/twinmaf_bench build/device/bench/twinmaf_gpu_bench build/device/tests/capi/capi_cuda .device/bin/
+cp "$b"/twinmaf "$b"/tests/twinmaf_twin "$b"/tests/twinmaf_unit \
+   "$b"/bench/twinmaf_bench "$b"/bench/twinmaf_gpu_bench "$b"/tests/capi/capi_cuda .device/bin/
 if [[ ${FFMPEG_CUDA:-0} == 1 ]]; then
-  cp "$(scripts/ffmpeg_cuda.sh build/device build/ffmpeg-cuda)" .device/bin/
+  cp "$(scripts/ffmpeg_cuda.sh "$b" build/ffmpeg-cuda)" .device/bin/
 else
   ff=$(scripts/ffmpeg_device.sh build/ffmpeg-device)
   cp "$ff/bin/ffmpeg" .device/bin/

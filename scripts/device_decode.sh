@@ -56,18 +56,21 @@ sys.exit(0 if frames and len(keys) == 3 and not bad else 1)
 EOF
   done
 
-  echo "== checks: scores under each --decode == --decode cpu"
+  echo "== checks: scores under each --decode and several decoders == one CPU decoder (--decode cpu --decoders 1)"
   local pairs=("small/ref10.mkv small/dis10.mkv" "small/ref8.mkv small/vp9.webm" "small/ref444.mkv small/hevc444.mkv"
-               "1080p/ref.mkv 1080p/hevc_3.mkv")
+               "1080p/ref.mkv 1080p/hevc_3.mkv" "1080p/hevc_1.mkv 1080p/hevc_8.mkv")
   for p in "${pairs[@]}"; do
     read -r r d <<<"$p"
-    twinmaf -r "$media/$r" -d "$media/$d" --decode cpu --json -o "$work/cpu.json" -q --precision max ||
+    twinmaf -r "$media/$r" -d "$media/$d" --decode cpu --decoders 1 --json -o "$work/cpu.json" -q --precision max ||
       { fail "$p: cpu run"; continue; }
-    for mode in nvdec auto nvdec,cpu; do
-      twinmaf -r "$media/$r" -d "$media/$d" --decode $mode --json -o "$work/m.json" -q --precision max --verbose \
-        2>"$work/m.log" || { fail "$p --decode $mode: $(grep error "$work/m.log")"; continue; }
-      same_json "$work/cpu.json" "$work/m.json" && echo "$p --decode $mode: == cpu ($(grep -c 'decode: .*nvdec' "$work/m.log") on NVDEC)" ||
-        fail "$p --decode $mode: values differ from --decode cpu"
+    for mode in cpu nvdec auto nvdec,cpu; do
+      for decoders in 0 3; do
+        twinmaf -r "$media/$r" -d "$media/$d" --decode $mode --decoders $decoders --json -o "$work/m.json" -q \
+          --precision max --verbose 2>"$work/m.log" || { fail "$p --decode $mode: $(grep error "$work/m.log")"; continue; }
+        same_json "$work/cpu.json" "$work/m.json" &&
+          echo "$p --decode $mode --decoders $decoders: == cpu; $(grep -o 'decode: .*' "$work/m.log" | sed "s|$media/||" | tr '\n' ';')" ||
+          fail "$p --decode $mode --decoders $decoders: values differ from --decode cpu --decoders 1"
+      done
     done
   done
   echo "== checks: a refusal is one line, no output"
@@ -108,13 +111,24 @@ perf_4k() {
     s=$(ff_split 1 "$cores" "$r" "$d"); echo "ffmpeg ref NVDEC, dis CPU: $s s = $(fps $n $s) pairs/s"
     s=$(ff_split 1 "$cores" "$d" "$r"); echo "ffmpeg dis NVDEC, ref CPU: $s s = $(fps $n $s) pairs/s"
     for mode in cpu nvdec auto nvdec,cpu cpu,nvdec; do
-      s=$(wall twinmaf -r "$r" -d "$d" --decode $mode --json -o "$work/t_$mode.json" -q --precision max)
-      echo "twinmaf --decode $mode: $s s = $(fps $n $s) fps"
+      for decoders in 1 0; do
+        s=$(wall twinmaf -r "$r" -d "$d" --decode $mode --decoders $decoders --json -o "$work/t_${mode}_$decoders.json" -q --precision max)
+        echo "twinmaf --decode $mode --decoders $decoders: $s s = $(fps $n $s) fps"
+      done
     done
   done
-  for mode in nvdec auto nvdec,cpu cpu,nvdec; do
-    same_json "$work/t_cpu.json" "$work/t_$mode.json" || fail "4K --decode $mode: values differ from cpu"
+  for mode in cpu nvdec auto nvdec,cpu cpu,nvdec; do
+    for decoders in 1 0; do
+      same_json "$work/t_cpu_1.json" "$work/t_${mode}_$decoders.json" || fail "4K --decode $mode --decoders $decoders: values differ"
+    done
   done
+  # The same frames decoded to raw files (FFmpeg, CPU): the values of a raw run.
+  ffmpeg -nostdin -v error -threads "$cores" -i "$r" -f rawvideo -pix_fmt yuv420p "$work/ref.yuv" &&
+    ffmpeg -nostdin -v error -threads "$cores" -i "$d" -f rawvideo -pix_fmt yuv420p "$work/dis.yuv" || fail "4K raw decode"
+  s=$(wall twinmaf -r "$work/ref.yuv" -d "$work/dis.yuv" -w 3840 -h 2160 -p 420 -b 8 --json -o "$work/raw.json" -q --precision max)
+  echo "twinmaf raw (page cache): $s s = $(fps $n $s) fps"
+  same_json "$work/raw.json" "$work/t_auto_0.json" && echo "4K: --decode auto == the raw run" || fail "4K: values differ from the raw run"
+  rm -f "$work/ref.yuv" "$work/dis.yuv"
   twinmaf -r "$r" -d "$d" --decode auto --profile --verbose -q 2>&1 | grep -E "decode|wall|read|loop"
 }
 

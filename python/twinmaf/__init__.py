@@ -143,7 +143,7 @@ def _unsigned(name, value, lo=0):
     return value
 
 
-def _scorer(models, features, backend, threads, subsample, progress, decode="auto", distorted=1):
+def _scorer(models, features, backend, threads, subsample, progress, decode="auto", decoders=0, distorted=1):
     """A configured _twinmaf.Scorer from score()'s keywords."""
     if progress is not None and not callable(progress):
         raise ValueError("progress: expected a callable progress(frames, seconds)")
@@ -158,6 +158,7 @@ def _scorer(models, features, backend, threads, subsample, progress, decode="aut
         _unsigned("subsample", subsample),
         backend,
         decode,
+        _unsigned("decoders", decoders),
         distorted,
         progress,
     )
@@ -311,6 +312,7 @@ class _Options:
     features: object = ()
     backend: object = "auto"
     decode: object = "auto"
+    decoders: object = 0
     threads: object = 0
     frame_count: object = None
     subsample: object = 1
@@ -335,6 +337,7 @@ class _Options:
             features=self.features,
             backend=self.backend,
             decode=self.decode,
+            decoders=self.decoders,
             threads=self.threads,
             subsample=self.subsample,
             progress=self.progress,
@@ -379,7 +382,9 @@ def score(reference, distorted, **options):
     backend: 'auto', 'cpu', 'cuda', or per feature 'auto,psnr_hvs=cpu'.
     decode: where compressed files decode, 'auto', 'cpu', 'nvdec' or one
     per input, 'cpu,nvdec' (the CLI's --decode; Result.info['decoding']
-    says where each did). threads: worker threads (0: the calling thread).
+    says where each did). decoders: decoders per compressed file, each on
+    its own stretches between random-access points (the CLI's --decoders;
+    0: the plan's choice). threads: worker threads (0: the calling thread).
     frame_count: at most this many frames. subsample: every Nth frame. progress: called as
     progress(frames, seconds) after each frame, on the thread finishing frames.
     frame_skip_ref, frame_skip_dist: frames skipped at the start of each path.

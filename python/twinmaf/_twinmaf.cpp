@@ -70,7 +70,8 @@ std::optional<twinmaf::RawParams> raw_params(const py::object& raw) {
 class PyScorer {
  public:
   PyScorer(std::vector<std::string> models, std::vector<std::string> features, unsigned threads, unsigned subsample,
-           const std::string& backend, const std::string& decode, unsigned distorted, py::object progress) {
+           const std::string& backend, const std::string& decode, unsigned decoders, unsigned distorted,
+           py::object progress) {
     twinmaf::ScorerConfig cfg;
     cfg.models = std::move(models);
     cfg.features = std::move(features);
@@ -84,6 +85,7 @@ class PyScorer {
     auto dec = twinmaf::parse_decode(decode);
     check(dec.status());
     cfg.decode = std::move(*dec);
+    cfg.decoders = decoders;
     if (!progress.is_none()) {
       progress_ = std::make_shared<py::object>(std::move(progress));
       // Called on the thread that finishes frames: takes the GIL; an
@@ -311,9 +313,9 @@ PYBIND11_MODULE(_twinmaf, m) {
   m.def("check_output_path", [](const std::string& path) { check(twinmaf::check_output_path(path)); });
   py::class_<PyScorer>(m, "Scorer")
       .def(py::init<std::vector<std::string>, std::vector<std::string>, unsigned, unsigned, const std::string&,
-                    const std::string&, unsigned, py::object>(),
+                    const std::string&, unsigned, unsigned, py::object>(),
            py::arg("models"), py::arg("features"), py::arg("threads"), py::arg("subsample"), py::arg("backend"),
-           py::arg("decode"), py::arg("distorted"), py::arg("progress"))
+           py::arg("decode"), py::arg("decoders"), py::arg("distorted"), py::arg("progress"))
       .def("score", &PyScorer::score, py::arg("reference"), py::arg("reference_raw"), py::arg("distorted"),
            py::arg("distorted_raw"), py::arg("frame_cnt"), py::arg("skip_ref"), py::arg("skip_dis"))
       .def("compute_segment", &PyScorer::compute_segment)

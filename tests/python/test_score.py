@@ -42,6 +42,10 @@ def test_decode_choices_give_the_same_values(tmp_path):
     decoding = a.info["decoding"]
     assert [d["input"] for d in decoding] == [ref, dis]
     assert all(d["decoder"].startswith("cpu") and d["why"] == "--decode cpu" and d["frames"] == 6 for d in decoding)
+    # Several decoders: the same values; a 48-frame stream has no stretch to split at.
+    c = twinmaf.score(ref, dis, features=FEATURES, frame_count=6, decode="cpu", decoders=3)
+    assert c.frames == a.frames and c.pooled == a.pooled
+    assert all("one decoder: it has no random-access point" in d["decoder"] for d in c.info["decoding"])
 
 
 def test_y4m_equals_cli_and_files(clips, tmp_path):
@@ -115,6 +119,7 @@ def test_progress_and_subsample(clips):
         (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], backend="gpu"), ValueError, "gpu"),
         (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], threads=-1), ValueError, "threads"),
         (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], decode="gpu"), ValueError, "'gpu' is not auto, cpu or nvdec"),
+        (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], decoders=-1), ValueError, "decoders"),
         (lambda c: twinmaf.score(c["ref.y4m"], c["dis.y4m"], decode="cpu,cpu,cpu"), ValueError, "3 choices for 2 inputs"),
         (lambda c: twinmaf.score(c["ref.yuv"], c["dis.yuv"]), ValueError, "needs width, height"),
         (lambda c: twinmaf.score(c["ref.yuv"], c["dis.yuv"], width=W), ValueError, "needs all of"),
