@@ -6,7 +6,7 @@
 # frame differs and the bitrates are those of real encodes. 60 fps, a
 # keyframe every 2 s (streaming practice).
 #   4k:    480 frames, ref.mkv H.264 18 Mbit/s, dis.mkv HEVC 15 Mbit/s
-#   1080p: 240 frames, ref.mkv H.264 8 Mbit/s, hevc_1..8.mkv HEVC 0.5..4 Mbit/s
+#   1080p: 240 frames (FRAMES; a keyframe every GOP frames, 120), ref.mkv H.264 8 Mbit/s, hevc_1..8.mkv HEVC 0.5..4 Mbit/s
 #          (a ladder), av1_1..2.ivf SVT-AV1
 #   small: 48 frames 1080p each: HEVC 10-bit (ref, dis), HEVC 4:4:4, VP9, H.264
 #          yuvj (full range) -- the layouts NVDEC takes, for sample equality
@@ -32,7 +32,8 @@ case $set_ in
     ;;
   1080p)
     # shellcheck disable=SC2046
-    ff $(source_args 240 1920 1080) -c:v libx264 -preset faster -b:v 8M -maxrate 10M -bufsize 16M -g 120 "$out/ref.mkv"
+    ff $(source_args "${FRAMES:-240}" 1920 1080) -c:v libx264 -preset faster -b:v 8M -maxrate 10M -bufsize 16M -g "${GOP:-120}" "$out/ref.mkv"
+    x265p="log-level=error:keyint=${GOP:-120}:min-keyint=${GOP:-120}"
     k=1
     for rate in 500 1000 1500 2000 2500 3000 3500 4000; do
       ff -i "$out/ref.mkv" -c:v libx265 -preset superfast -b:v ${rate}k -x265-params "$x265p" "$out/hevc_$k.mkv"

@@ -133,8 +133,8 @@ perf_4k() {
 }
 
 perf_1080p() {
-  echo "== 1080p: one H.264 reference x 8 HEVC encodes, 240 frames ($cores cores)"
-  local r=$media/1080p/ref.mkv n=240 dis=() files=("$media/1080p/ref.mkv")
+  echo "== 1080p: one H.264 reference x 8 HEVC encodes, ${FRAMES:-240} frames ($cores cores)"
+  local r=$media/1080p/ref.mkv n=${FRAMES:-240} dis=() files=("$media/1080p/ref.mkv")
   for k in 1 2 3 4 5 6 7 8; do dis+=(-d "$media/1080p/hevc_$k.mkv"); files+=("$media/1080p/hevc_$k.mkv"); done
   for round in 1 2; do
     local s
@@ -150,8 +150,8 @@ perf_1080p() {
     done
   done
   twinmaf -r "$r" "${dis[@]}" --decode auto --profile --verbose -q 2>&1 | grep -E "decode|wall"
-  echo "== AV1 (SVT-AV1, 240 frames 1080p): dav1d"
-  for a in av1_1 av1_2; do
+  echo "== AV1 (SVT-AV1, ${FRAMES:-240} frames 1080p): dav1d"
+  for a in av1_1; do
     local f=$media/1080p/$a.ivf s
     s=$(wall ffmpeg -nostdin -v error -threads "$cores" -c:v libdav1d -i "$f" -f null -)
     echo "ffmpeg -c:v libdav1d -threads $cores $a: $s s = $(fps $n $s) fps"

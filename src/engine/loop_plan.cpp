@@ -58,8 +58,10 @@ void plan_decoders(const LoopRequest& q, InputPlan& in) {
       nvdec.push_back(k);  // auto's
     }
   }
-  // auto: the CPU's share of the decoding inputs, the last distorted ones
-  // of those left to auto (the reference feeds every lane).
+  // auto: the CPU's share of the decoding inputs, H.264 streams first, then
+  // the last distorted ones of those left to auto (the reference feeds
+  // every lane).
+  std::stable_partition(nvdec.begin(), nvdec.end(), [&](size_t k) { return !q.inputs[k].h264; });
   const int cores = std::max(1, q.cores);
   const size_t cpu_share = size_t(decoding) * size_t(cores) / size_t(cores + kNvdecCores);
   size_t on_cpu = count(DecodeOn::kCpu);

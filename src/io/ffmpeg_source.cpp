@@ -115,6 +115,7 @@ class FfmpegSource final : public VideoSource {
     TWINMAF_ASSIGN_OR_RETURN(nvdec_, make_nvdec());
     return ok_status();
   }
+  bool h264() const override { return par().codec_id == AV_CODEC_ID_H264; }
   std::string nvdec_refusal() const override {
     bool hwaccel = false;
     for (int i = 0;; ++i) {

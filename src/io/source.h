@@ -84,6 +84,10 @@ class VideoSource {
   // hwaccel for its codec and layout (the driver may still refuse the
   // stream: read() then decodes on the CPU, or fails where nvdec_only).
   virtual std::string nvdec_refusal() const { return "not a compressed input"; }
+  // An H.264 stream: where CPU decoders share the inputs with NVDEC, they
+  // take these first (NVDEC decodes H.264 at about two thirds of its HEVC
+  // rate, CPU decoders at about the same rate: engine/loop_plan.h).
+  virtual bool h264() const { return false; }
   // Decoding so far: the decoder ("nvdec", "cpu, 8 threads", "4 x nvdec
   // over 12 stretches"), the time spent decoding (in read() and skip(); with
   // several decoders, from their start to their last frame), frames decoded.

@@ -200,6 +200,24 @@ TEST(LoopPlan, NvdecDecodesForRunsWhollyOnTheGpu) {
   EXPECT_EQ(count_on(plan_loop(q), DecodeOn::kNvdec), 1u);
 }
 
+TEST(LoopPlan, CpuDecodersTakeH264First) {
+  // An H.264 reference and an HEVC encode on 16 cores: one on the CPU, the
+  // H.264 one, with all 16 threads in 4 decoders; the HEVC on every session.
+  LoopRequest q = request(k4k8, {{kLuma, true}}, 0, 16);
+  q.inputs = compressed(2);
+  q.inputs[0].h264 = true;
+  LoopPlan p = plan_loop(q);
+  EXPECT_EQ(p.input.decoders[0].on, DecodeOn::kCpu);
+  EXPECT_EQ(p.input.decoders[0].decoders, 16 / kCpuDecoderThreads);
+  EXPECT_EQ(p.input.decoders[1].on, DecodeOn::kNvdec);
+  EXPECT_EQ(p.input.decoders[1].decoders, kNvdecSessions);
+  // Without H.264: the last encode.
+  q.inputs[0].h264 = false;
+  p = plan_loop(q);
+  EXPECT_EQ(p.input.decoders[0].on, DecodeOn::kNvdec);
+  EXPECT_EQ(p.input.decoders[1].on, DecodeOn::kCpu);
+}
+
 TEST(LoopPlan, AutoSharesManyInputsWithCpuDecoders) {
   // One reference and 8 encodes on 16 cores: 9 * 16 / (16 + kNvdecCores)
   // inputs on the CPU, the last encodes; the reference on NVDEC.
