@@ -44,6 +44,12 @@ namespace twinmaf {
 // The library version ("0.1.0").
 const char* version();
 
+// FFmpeg's own warnings and errors on stderr ("twinmaf: ffmpeg: [component]
+// text"; the CLI's --verbose), process-wide; by default not printed. Either
+// way an error FFmpeg reports while reading or decoding an input fails that
+// input's read with its text: libavcodec would conceal it.
+void set_ffmpeg_log(bool print);
+
 struct Progress {
   unsigned frames = 0;  // frames scored so far (in every distorted input)
   double seconds = 0;   // since the first frame was requested

@@ -30,6 +30,8 @@ namespace twinmaf {
 
 const char* version() { return TWINMAF_VERSION; }
 
+void set_ffmpeg_log(bool print) { print_ffmpeg_log(print); }
+
 bool has_feature(std::string_view name) { return find_feature(name) != nullptr; }
 
 void enable_startup_trace() { trace::enable(); }

@@ -14,6 +14,8 @@ Result<std::unique_ptr<VideoSource>> open_ffmpeg_source(const std::string& path)
 
 std::string ffmpeg_version() { return {}; }
 
+void print_ffmpeg_log(bool) {}
+
 Result<int> parse_scaler(std::string_view) {
   TWINMAF_FAIL(kUnsupported, "scaling needs FFmpeg's libswscale, which this build lacks");
 }

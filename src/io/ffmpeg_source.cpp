@@ -1,14 +1,17 @@
 #include "io/ffmpeg_source.h"
 
 #include <algorithm>
+#include <cctype>
 #include <condition_variable>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <mutex>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/stopwatch.h"
@@ -68,10 +71,37 @@ std::optional<Bitstream> bitstream_of(AVCodecID id) {
   }
 }
 
+class FfmpegSource;
+
+// FFmpeg's log: printed where print_ffmpeg_log() asks; an error of a
+// demuxer or decoder of a live source (its AVFormatContext's or
+// AVCodecContext's opaque, which libavcodec copies into its frame threads'
+// contexts) goes to that source. The hwaccel's refusals are not errors of the
+// stream: libavcodec falls back to its software decoder.
+struct LogRouter {
+  std::mutex mutex;
+  std::unordered_set<const void*> sources;
+  std::atomic<bool> print{false};
+};
+LogRouter& log_router() {
+  static LogRouter r;
+  return r;
+}
+void route_log(void* avcl, int level, const char* fmt, va_list vl);
+
 class FfmpegSource final : public VideoSource {
+  friend void route_log(void* avcl, int level, const char* fmt, va_list vl);
+
  public:
-  FfmpegSource(const FfmpegApi& api, std::string path) : VideoSource(std::move(path)), av(api) {}
+  FfmpegSource(const FfmpegApi& api, std::string path) : VideoSource(std::move(path)), av(api) {
+    std::lock_guard lock(log_router().mutex);
+    log_router().sources.insert(this);
+  }
   ~FfmpegSource() override {
+    {
+      std::lock_guard lock(log_router().mutex);
+      log_router().sources.erase(this);
+    }
     stop_stretches();
     av.av_frame_free(&frame_);
     av.av_packet_free(&packet_);
@@ -197,12 +227,27 @@ class FfmpegSource final : public VideoSource {
  private:
   const AVCodecParameters& par() const { return *fmt_ctx_->streams[stream_]->codecpar; }
 
+  // Called by route_log() with the lock held: the first error is kept.
+  void report(const std::string& text) {
+    std::lock_guard lock(error_mutex_);
+    if (ffmpeg_error_.empty()) ffmpeg_error_ = text;
+  }
+  // The error FFmpeg reported for this input, as the read's error.
+  Status ffmpeg_error() const {
+    std::lock_guard lock(error_mutex_);
+    if (ffmpeg_error_.empty()) return ok_status();
+    return make_error(Code::kBadInput, "{}: FFmpeg: {} (a damaged stream)", path(), ffmpeg_error_);
+  }
+
   Status open_container(AVFormatContext** ctx) const {
+    *ctx = av.avformat_alloc_context();
+    if (!*ctx) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
+    (*ctx)->opaque = const_cast<FfmpegSource*>(this);
     int err = av.avformat_open_input(ctx, path().c_str(), nullptr, nullptr);
     if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot open as a container: {}", path(), av_error(av, err));
     err = av.avformat_find_stream_info(*ctx, nullptr);
     if (err < 0) TWINMAF_FAIL(kBadInput, "{}: cannot read stream info: {}", path(), av_error(av, err));
-    return ok_status();
+    return ffmpeg_error();
   }
 
   Result<std::unique_ptr<Nvdec>> make_nvdec() const {
@@ -219,6 +264,7 @@ class FfmpegSource final : public VideoSource {
       av.avcodec_free_context(&c);
       return st;
     };
+    c->opaque = const_cast<FfmpegSource*>(this);
     int err = av.avcodec_parameters_to_context(c, &par());
     if (err < 0) return fail(make_error(Code::kBadInput, "{}: bad codec parameters: {}", path(), av_error(av, err)));
     // NVDEC decodes frame by frame in its own engine: one thread feeds it.
@@ -281,12 +327,14 @@ class FfmpegSource final : public VideoSource {
     }
     for (;;) {
       int err = av.avcodec_receive_frame(codec_, frame_);
+      TWINMAF_RETURN_IF_ERROR(ffmpeg_error());
       if (err == 0) return true;
       if (err == AVERROR_EOF) return false;
       if (err != AVERROR(EAGAIN))
         TWINMAF_FAIL(kBadInput, "{}: decoding frame {} failed: {}", path(), index_, av_error(av, err));
       if (draining_) return false;
       err = av.av_read_frame(fmt_ctx_, packet_);
+      TWINMAF_RETURN_IF_ERROR(ffmpeg_error());
       if (err == AVERROR_EOF) {
         draining_ = true;
         err = av.avcodec_send_packet(codec_, nullptr);
@@ -362,6 +410,7 @@ class FfmpegSource final : public VideoSource {
       av.av_packet_unref(pkt);
     }
     close();
+    TWINMAF_RETURN_IF_ERROR(ffmpeg_error());
     if (!whole.empty()) return Stretches{{}, whole};
     return plan_stretches(pts, access);
   }
@@ -424,6 +473,7 @@ class FfmpegSource final : public VideoSource {
     Status error = pkt ? ok_status() : make_error(Code::kInternal, "{}: out of memory", path());
     for (size_t i = 0; error.ok();) {
       const int err = av.av_read_frame(fmt_ctx_, pkt);
+      if (error = ffmpeg_error(); !error.ok()) break;
       if (err == AVERROR_EOF) break;
       if (err < 0) {
         error = make_error(Code::kBadInput, "{}: reading failed near packet {}: {}", path(), i, av_error(av, err));
@@ -499,6 +549,7 @@ class FfmpegSource final : public VideoSource {
     const auto receive = [&]() -> Result<bool> {  // true: the decoder wants more input
       for (;;) {
         const int err = av.avcodec_receive_frame(c, f);
+        TWINMAF_RETURN_IF_ERROR(ffmpeg_error());
         if (err == AVERROR(EAGAIN)) return true;
         if (err == AVERROR_EOF) return false;
         if (err < 0)
@@ -630,6 +681,8 @@ class FfmpegSource final : public VideoSource {
   std::atomic<bool> nvdec_refused_ = false;  // libavcodec fell back to software decoding
   unsigned frames_ = 0;  // handed out (or skipped on NVDEC)
   unsigned index_ = 0;   // the next frame's number
+  mutable std::mutex error_mutex_;
+  std::string ffmpeg_error_;  // the first error FFmpeg logged for this input
 
   // One decoder.
   AVCodecContext* codec_ = nullptr;  // opened by the first read or skip
@@ -661,11 +714,37 @@ class FfmpegSource final : public VideoSource {
   Clock::time_point started_at_, finished_;
 };
 
+void route_log(void* avcl, int level, const char* fmt, va_list vl) {
+  if (level > AV_LOG_WARNING) return;
+  LogRouter& r = log_router();
+  const AVClass* cls = avcl ? *static_cast<const AVClass* const*>(avcl) : nullptr;
+  char text[1024];
+  std::vsnprintf(text, sizeof text, fmt, vl);
+  size_t n = std::strlen(text);
+  while (n > 0 && std::isspace(static_cast<unsigned char>(text[n - 1]))) text[--n] = 0;
+  if (n == 0) return;
+  if (r.print) std::fprintf(stderr, "twinmaf: ffmpeg: [%s] %s\n", cls ? cls->item_name(avcl) : "ffmpeg", text);
+  if (level > AV_LOG_ERROR || !cls) return;
+  const std::string_view name = cls->class_name;
+  void* owner = name == "AVCodecContext"    ? static_cast<AVCodecContext*>(avcl)->opaque
+                : name == "AVFormatContext" ? static_cast<AVFormatContext*>(avcl)->opaque
+                                            : nullptr;
+  std::string lower(text);
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* hw : {"hwaccel", "hardware", "nvdec", "cuda", "cuvid"})
+    if (lower.find(hw) != std::string::npos) return;
+  std::lock_guard lock(r.mutex);
+  if (owner && r.sources.count(owner)) static_cast<FfmpegSource*>(owner)->report(text);
+}
+
 }  // namespace
+
+void print_ffmpeg_log(bool print) { log_router().print = print; }
 
 Result<std::unique_ptr<VideoSource>> open_ffmpeg_source(const std::string& path) {
   TWINMAF_ASSIGN_OR_RETURN(const FfmpegApi* av, ffmpeg_api());
-  av->av_log_set_level(AV_LOG_ERROR);
+  static std::once_flag routed;
+  std::call_once(routed, [av] { av->av_log_set_callback(route_log); });
   auto s = std::make_unique<FfmpegSource>(*av, path);
   TWINMAF_RETURN_IF_ERROR(s->open());
   return std::unique_ptr<VideoSource>(std::move(s));

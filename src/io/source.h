@@ -124,6 +124,11 @@ Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
 // The FFmpeg libraries this build reads and scales with ("5.1.9 (libavformat
 // 59.27.100, ...)"); empty without FFmpeg.
 std::string ffmpeg_version();
+// FFmpeg's own log lines (warnings and errors) on stderr, as
+// "twinmaf: ffmpeg: [component] text"; by default none. Either way an error
+// FFmpeg reports while reading or decoding an input fails that input's read
+// with its text.
+void print_ffmpeg_log(bool print);
 
 // Checks that every sample of stored planes [first, planes) is below 2^bpc
 // (bpc > 8); the error names the first one that is not.

@@ -7,7 +7,8 @@ shorter encode (which ends the run for every encode, with libvmaf's warning); --
 same values, --verbose names each input's decoder, --profile times it; several decoders per input
 (--decoders, stretches between random-access points: H.264 IDR, HEVC CRA with leading pictures and
 IDR, VP9 key frames) give the raw frames' values with frame skips and counts that start and end
-mid-stretch; a full-range input against a limited-range one is refused with one line and no result
+mid-stretch; truncated and corrupt streams fail with FFmpeg's error on one line and no output
+(--verbose prints FFmpeg's log); a full-range input against a limited-range one is refused with one line and no result
 file.
 
 Usage: decode_test.py TWINMAF_BIN CLIPS_DIR"""
@@ -151,6 +152,25 @@ with tempfile.TemporaryDirectory() as d:
     p = score("-r", j("ref.mkv"), "-d", j("hevc.mp4"), "--decoders", 3, "--decode", "cpu", "--verbose")
     check("--decoders 3 on a stream without points: one decoder, said why", p.returncode == 0 and
           "one decoder: it has no random-access point to split at" in p.stderr, p.stderr)
+
+    # Damaged streams: a truncated file and flipped bytes fail with FFmpeg's
+    # error as one line naming the input, no output; --verbose prints FFmpeg's log.
+    data = open(j("idr.mkv"), "rb").read()
+    open(j("cut.mkv"), "wb").write(data[: len(data) * 2 // 3])
+    flipped = bytearray(data)
+    for k in range(40):
+        flipped[len(data) // 3 + k * 997] ^= 0xFF
+    open(j("flipped.mkv"), "wb").write(bytes(flipped))
+    for name in ("cut.mkv", "flipped.mkv"):
+        for decoders in (1, 3):
+            out = j("damaged.json")
+            p = score("-r", j("long.y4m"), "-d", j(name), "--decoders", decoders, "--decode", "cpu", "--json", "-o", out)
+            lines = p.stderr.strip().splitlines()
+            check(f"{name} --decoders {decoders}: one line", p.returncode != 0 and len(lines) == 1 and
+                  lines[0].startswith(f"twinmaf: error: {j(name)}: FFmpeg: ") and "damaged stream" in lines[0], p.stderr)
+            check(f"{name} --decoders {decoders}: no output", not os.path.exists(out))
+    p = score("-r", j("long.y4m"), "-d", j("cut.mkv"), "--verbose")
+    check("--verbose prints FFmpeg's log", "twinmaf: ffmpeg: [matroska,webm] " in p.stderr, p.stderr)
 
     # Sample ranges: full (yuvj / pc) against limited or unmarked.
     ffmpeg("-i", j("ref.mkv"), "-vf", "scale=out_range=pc", "-pix_fmt", "yuvj420p", "-c:v", "libx264", "-crf", 20,

@@ -110,7 +110,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_option("--readers", readers,
                    "reader threads for raw inputs on the GPU path (default: cores - 2, at most 12; at most 10 for "
                    "models that settle on workers below 4K)");
-    app.add_flag("--verbose", out.verbose, "print which backend computes each feature and where each input decodes");
+    app.add_flag("--verbose", out.verbose, "print which backend computes each feature, where each input decodes, and FFmpeg's warnings");
     app.add_flag("--progress", out.progress,
                  "print progress lines (frames, fps, ETA) on stderr even when it is not a terminal");
     app.add_option("--html", out.html, "also write a self-contained HTML report with per-frame plots");

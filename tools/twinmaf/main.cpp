@@ -105,6 +105,7 @@ int run(int argc, char** argv) {
   }
   if (twinmaf::cli::may_use_gpu(*req)) twinmaf::cli::split_exit();
   if (req->config.profile) twinmaf::enable_startup_trace();
+  twinmaf::set_ffmpeg_log(req->verbose);
   const bool tty = isatty(STDERR_FILENO) == 1;
   ProgressPrinter progress(tty);
   if ((tty && !req->quiet) || req->progress)
