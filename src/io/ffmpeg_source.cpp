@@ -465,8 +465,9 @@ class FfmpegSource final : public VideoSource {
     }
   }
 
-  // Stretches whose packets a packet of index i is: its own, and the one
-  // before where it is a leading picture that one decodes through.
+  // Reads the packets once, in order: packet i goes to its own stretch and,
+  // where it is the next point or one of its leading pictures, to the one
+  // before, at most one stretch beyond those the workers may take.
   void demux() {
     AVPacket* pkt = av.av_packet_alloc();
     size_t own = 0;  // the stretch packet i starts in (first <= i < next's first)
