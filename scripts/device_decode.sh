@@ -103,7 +103,7 @@ ff_split() { local n=$1 t=$2; shift 2; local cmd="" k=0; for f in "$@"; do
 perf_4k() {
   echo "== 4K H.264 18 Mbit/s + HEVC 15 Mbit/s, 480 frames ($cores cores)"
   local r=$media/4k/ref.mkv d=$media/4k/dis.mkv n=480
-  for round in 1 2; do
+  for ((round = 1; round <= ${ROUNDS:-2}; round++)); do
     local s
     s=$(ff_cpu 0 "$r" "$d"); echo "ffmpeg both on the CPU (threads auto each): $s s = $(fps $n $s) pairs/s"
     s=$(ff_cpu $((cores / 2)) "$r" "$d"); echo "ffmpeg both on the CPU ($((cores / 2)) threads each): $s s = $(fps $n $s) pairs/s"
@@ -136,7 +136,7 @@ perf_1080p() {
   echo "== 1080p: one H.264 reference x 8 HEVC encodes, ${FRAMES:-240} frames ($cores cores)"
   local r=$media/1080p/ref.mkv n=${FRAMES:-240} dis=() files=("$media/1080p/ref.mkv")
   for k in 1 2 3 4 5 6 7 8; do dis+=(-d "$media/1080p/hevc_$k.mkv"); files+=("$media/1080p/hevc_$k.mkv"); done
-  for round in 1 2; do
+  for ((round = 1; round <= ${ROUNDS:-2}; round++)); do
     local s
     s=$(ff_cpu $((cores / 9 > 0 ? cores / 9 : 1)) "${files[@]}"); echo "ffmpeg 9 streams on the CPU: $s s = $(fps $((9 * n)) $s) frames/s"
     s=$(ff_cpu 0 "${files[@]}"); echo "ffmpeg 9 streams on the CPU (threads auto): $s s = $(fps $((9 * n)) $s) frames/s"

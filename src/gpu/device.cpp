@@ -184,8 +184,13 @@ void* DeviceAllocator::allocate(std::size_t bytes) {
     if (!bound.ok()) allocation_failed("device", bytes, bound.message().c_str());
   }
   void* p = nullptr;
+  // Zeroed on this thread's own stream, not the legacy default stream: that
+  // one is ordered with nothing of NVDEC's non-blocking streams (their copy
+  // into a new picture could land before the zeros), and a legacy-stream call
+  // while the device pipeline captures a graph on another thread breaks the capture.
   cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
-  if (e == cudaSuccess) e = cudaMemset(p, 0, bytes);
+  if (e == cudaSuccess) e = cudaMemsetAsync(p, 0, bytes, cudaStreamPerThread);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
   if (e != cudaSuccess) allocation_failed("device", bytes, cudaGetErrorString(e));
   return p;
 }
