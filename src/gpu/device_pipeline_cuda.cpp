@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
+#include "base/capture_lock.h"
 #include "gpu/cuda_check.h"
 
 namespace twinmaf::gpu {
@@ -146,10 +148,12 @@ Status DevicePipeline::enqueue(int slot, const std::vector<DeviceFrame>& frames,
     } else if (graphs_.size() < kMaxGraphs) {
       // Capturing records the sequence without running it; the replay below
       // runs it after the `ready` wait above.
+      std::unique_lock capturing(capture_lock());
       TWINMAF_CUDA_TRY(cudaStreamBeginCapture(ls, cudaStreamCaptureModeThreadLocal));
       const Status st = launch(slot, b, frames, active);
       cudaGraph_t g = nullptr;
       const cudaError_t end = cudaStreamEndCapture(ls, &g);
+      capturing.unlock();
       auto owned = std::make_unique<Graph>();
       cudaError_t inst = cudaSuccess;
       if (st.ok() && end == cudaSuccess) inst = cudaGraphInstantiate(&owned->exec, g, 0);

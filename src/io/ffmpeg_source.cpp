@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "base/capture_lock.h"
 #include "base/stopwatch.h"
 #include "io/access_points.h"
 #include "io/ffmpeg_api.h"
@@ -73,6 +74,12 @@ std::optional<Bitstream> bitstream_of(AVCodecID id) {
 
 class FfmpegSource;
 
+// NVDEC's calls into libavcodec and CUDA, outside any graph capture
+// (base/capture_lock.h); nothing for CPU decoders.
+std::shared_lock<std::shared_mutex> nvdec_guard(bool nvdec) {
+  return nvdec ? std::shared_lock(capture_lock()) : std::shared_lock<std::shared_mutex>();
+}
+
 // FFmpeg's log: printed where print_ffmpeg_log() asks; an error of a
 // demuxer or decoder of a live source (its AVFormatContext's or
 // AVCodecContext's opaque, which libavcodec copies into its frame threads'
@@ -105,6 +112,7 @@ class FfmpegSource final : public VideoSource {
     stop_stretches();
     av.av_frame_free(&frame_);
     av.av_packet_free(&packet_);
+    const auto guard = nvdec_guard(nvdec_ != nullptr);
     av.avcodec_free_context(&codec_);  // before nvdec_: the decoder holds its device context
     nvdec_.reset();
     av.avformat_close_input(&fmt_ctx_);
@@ -142,6 +150,7 @@ class FfmpegSource final : public VideoSource {
     if (!d.nvdec) return ok_status();
     const std::string refusal = nvdec_refusal();
     if (!refusal.empty()) TWINMAF_FAIL(kUnsupported, "{}: NVDEC cannot decode it: {}", path(), refusal);
+    const auto guard = nvdec_guard(true);
     TWINMAF_ASSIGN_OR_RETURN(nvdec_, make_nvdec());
     return ok_status();
   }
@@ -182,6 +191,7 @@ class FfmpegSource final : public VideoSource {
       return ok_status();
     }
     if (!nvdec_) return VideoSource::skip(n);
+    const auto guard = nvdec_guard(true);
     const auto t = Clock::now();
     for (unsigned i = 0; i < n; ++i) {
       TWINMAF_ASSIGN_OR_RETURN(bool got, next_frame());
@@ -208,6 +218,7 @@ class FfmpegSource final : public VideoSource {
 
   Result<bool> read(Picture& pic) override {
     if (setup_.decoders > 1 && !started_) TWINMAF_FAIL(kInternal, "{}: several decoders read through a pool", path());
+    const auto guard = nvdec_guard(nvdec_ != nullptr);
     const auto t = Clock::now();
     Result<bool> got = read_whole(pic);
     seconds_.add(t);
@@ -218,7 +229,10 @@ class FfmpegSource final : public VideoSource {
   Result<bool> read(PicturePool& pool, PicturePtr& pic) override {
     if (setup_.decoders > 1 && !started_) TWINMAF_RETURN_IF_ERROR(start_stretches(pool));
     if (stretches_.size() <= 1) {
-      pic = pool.acquire();
+      {
+        const auto guard = nvdec_guard(nvdec_ != nullptr);
+        pic = pool.acquire();
+      }
       return read(*pic);
     }
     return read_stretched(pool, pic);
@@ -442,12 +456,17 @@ class FfmpegSource final : public VideoSource {
     pool_.emplace(pool);
     std::vector<std::unique_ptr<Nvdec>> nvdecs;
     for (unsigned w = 0; setup_.nvdec && w < setup_.decoders; ++w) {
+      const auto guard = nvdec_guard(true);
       TWINMAF_ASSIGN_OR_RETURN(nvdecs.emplace_back(), make_nvdec());
     }
     started_at_ = Clock::now();
     demuxer_ = std::thread([this] { demux(); });
     for (unsigned w = 0; w < setup_.decoders; ++w)
-      workers_.emplace_back([this, n = setup_.nvdec ? std::move(nvdecs[w]) : nullptr]() mutable { work(n.get()); });
+      workers_.emplace_back([this, n = setup_.nvdec ? std::move(nvdecs[w]) : nullptr]() mutable {
+        work(n.get());
+        const auto guard = nvdec_guard(n != nullptr);
+        n.reset();
+      });
     return ok_status();
   }
 
@@ -542,13 +561,18 @@ class FfmpegSource final : public VideoSource {
   Status decode_stretch(size_t j, Nvdec* nvdec) {
     const Stretch& st = stretches_[j];
     StretchState& state = states_[j];
-    TWINMAF_ASSIGN_OR_RETURN(AVCodecContext * c, open_codec(nvdec));
+    AVCodecContext* c = nullptr;
+    {
+      const auto guard = nvdec_guard(nvdec != nullptr);
+      TWINMAF_ASSIGN_OR_RETURN(c, open_codec(nvdec));
+    }
     AVFrame* f = av.av_frame_alloc();
     unsigned got = 0;
     int64_t last = std::numeric_limits<int64_t>::min();
     // Frames of the stretch's range, in order, to read().
     const auto receive = [&]() -> Result<bool> {  // true: the decoder wants more input
       for (;;) {
+        auto guard = nvdec_guard(nvdec != nullptr);  // released before waiting for room
         const int err = av.avcodec_receive_frame(c, f);
         TWINMAF_RETURN_IF_ERROR(ffmpeg_error());
         if (err == AVERROR(EAGAIN)) return true;
@@ -575,6 +599,7 @@ class FfmpegSource final : public VideoSource {
           av.av_frame_move_ref(d.frame, f);
         }
         ++got;
+        guard = {};
         {
           std::unique_lock lock(mutex_);
           changed_.wait(lock, [&] { return stop_ || state.frames.size() < cap_; });
@@ -603,7 +628,11 @@ class FfmpegSource final : public VideoSource {
       }
       changed_.notify_all();
       for (;;) {  // a null packet drains the decoder
-        const int err = av.avcodec_send_packet(c, pkt);
+        int err;
+        {
+          const auto guard = nvdec_guard(nvdec != nullptr);
+          err = av.avcodec_send_packet(c, pkt);
+        }
         if (err == AVERROR(EAGAIN) || err == 0) {
           Result<bool> r = receive();
           if (!r.ok()) result = r.status();
@@ -620,7 +649,10 @@ class FfmpegSource final : public VideoSource {
       av.av_packet_free(&pkt);
     }
     av.av_frame_free(&f);
-    av.avcodec_free_context(&c);
+    {
+      const auto guard = nvdec_guard(nvdec != nullptr);
+      av.avcodec_free_context(&c);
+    }
     TWINMAF_RETURN_IF_ERROR(result);
     bool stopped;
     {
