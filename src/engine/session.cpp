@@ -424,7 +424,7 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
   std::vector<PlannedInput> inputs;
   for (size_t k = 0; k < sources.size(); ++k) {
     const VideoSource& s = *sources[k];
-    inputs.push_back({s.decodes(), s.decodes() ? s.nvdec_refusal() : "", decode_of(k), s.decodes() && s.h264()});
+    inputs.push_back({s.decodes(), s.decodes() ? s.nvdec_refusal() : "", decode_of(k), s.h264()});
   }
   TWINMAF_ASSIGN_OR_RETURN(const InputPlan plan, prepare(fmt, std::move(inputs)));
   if (plan.nvdec_refused >= 0)

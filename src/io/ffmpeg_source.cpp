@@ -19,6 +19,7 @@
 #include "io/access_points.h"
 #include "io/ffmpeg_api.h"
 #include "io/nvdec.h"
+#include "io/planar.h"
 
 namespace twinmaf {
 
@@ -449,8 +450,7 @@ class FfmpegSource final : public VideoSource {
     unsigned longest = 1;
     for (const Stretch& s : stretches_) longest = std::max(longest, s.frames);
     uint64_t frame_bytes = 0;
-    for (int p = 0; p < std::min(planes_needed_, format_.planes()); ++p)
-      frame_bytes += uint64_t(format_.stored_w(p)) * uint64_t(format_.stored_h(p)) * uint64_t(format_.bytes_per_sample());
+    for (int p = 0; p < std::min(planes_needed_, format_.planes()); ++p) frame_bytes += packed_plane_bytes(format_, p);
     const uint64_t per_stretch = setup_.ahead_bytes / setup_.decoders / std::max<uint64_t>(1, frame_bytes);
     cap_ = setup_.ahead_bytes ? unsigned(std::clamp<uint64_t>(per_stretch, 2, longest)) : longest;
     pool_.emplace(pool);
