@@ -20,8 +20,9 @@ fail() { failed+=("$1"); echo "FAIL: $1"; }
 cores=$(nproc)
 TIMEFORMAT=%R
 
-# Seconds of wall time of a command (its output to $work/last.log).
-wall() { { time "$@" >"$work/last.log" 2>&1; } 2>&1 | tail -1; }
+# Seconds of wall time of a command (its output to $work/last.log). Called
+# in $(...): a failure is noted in $work/wall_failed, read at the end.
+wall() { { time "$@" >"$work/last.log" 2>&1 || echo "$* (exit $?): $(tail -1 "$work/last.log")" >>"$work/wall_failed"; } 2>&1 | tail -1; }
 fps() { python3 -c "print(f'{$1 / $2:.1f}')"; }
 
 # The JSON of two runs equal but for fps.
@@ -91,14 +92,16 @@ EOF
   fi
 }
 
+# A `bash -c` line's background jobs (each `... & p+=($!);`) waited for, failing where one failed.
+wait_all='for j in "${p[@]}"; do wait $j || exit 1; done'
 # FFmpeg decoding every file given at once, threads each: seconds.
-ff_cpu() { local t=$1; shift; wall bash -c "$(for f in "$@"; do printf "ffmpeg -nostdin -v error -threads %s -i '%s' -f null - & " "$t" "$f"; done) wait"; }
-ff_nvdec() { wall bash -c "$(for f in "$@"; do printf "ffmpeg -nostdin -v error -hwaccel cuda -hwaccel_output_format cuda -i '%s' -f null - & " "$f"; done) wait"; }
+ff_cpu() { local t=$1; shift; wall bash -c "$(for f in "$@"; do printf "ffmpeg -nostdin -v error -threads %s -i '%s' -f null - & p+=(\$!); " "$t" "$f"; done) $wait_all"; }
+ff_nvdec() { wall bash -c "$(for f in "$@"; do printf "ffmpeg -nostdin -v error -hwaccel cuda -hwaccel_output_format cuda -i '%s' -f null - & p+=(\$!); " "$f"; done) $wait_all"; }
 # The first files on NVDEC, the rest on the CPU with t threads each.
 ff_split() { local n=$1 t=$2; shift 2; local cmd="" k=0; for f in "$@"; do
-    if (( k < n )); then cmd+="ffmpeg -nostdin -v error -hwaccel cuda -hwaccel_output_format cuda -i '$f' -f null - & "
-    else cmd+="ffmpeg -nostdin -v error -threads $t -i '$f' -f null - & "; fi; k=$((k + 1)); done
-  wall bash -c "$cmd wait"; }
+    if (( k < n )); then cmd+="ffmpeg -nostdin -v error -hwaccel cuda -hwaccel_output_format cuda -i '$f' -f null - & p+=(\$!); "
+    else cmd+="ffmpeg -nostdin -v error -threads $t -i '$f' -f null - & p+=(\$!); "; fi; k=$((k + 1)); done
+  wall bash -c "$cmd $wait_all"; }
 
 perf_4k() {
   echo "== 4K H.264 18 Mbit/s + HEVC 15 Mbit/s, 480 frames ($cores cores)"
@@ -165,6 +168,9 @@ case $what in
   1080p) perf_1080p ;;
   all) checks; perf_4k; perf_1080p ;;
 esac
+if [[ -s $work/wall_failed ]]; then
+  while read -r line; do fail "timed run failed: $line"; done <"$work/wall_failed"
+fi
 rm -rf "$work"
 if ((${#failed[@]})); then
   echo "device_decode: ${#failed[@]} failed: ${failed[*]}"
