@@ -88,10 +88,10 @@ class VideoSource {
   // take these first (NVDEC decodes H.264 at about two thirds of its HEVC
   // rate, CPU decoders at about the same rate: engine/loop_plan.h).
   virtual bool h264() const { return false; }
-  // Decoding so far: the decoder ("nvdec", "cpu, 8 threads", "4 x nvdec
-  // over 12 stretches"), the time spent decoding (in read() and skip(); with
-  // several decoders, from their start to their last frame), frames decoded.
-  // Empty decoder: the input does not decode.
+  // Decoding so far: the decoder ("nvdec", "cpu, 8 threads", "4 decoders
+  // (nvdec each) over 12 stretches"), the time spent decoding (in read() and
+  // skip(); with several decoders, from their start to their last frame),
+  // frames decoded. Empty decoder: the input does not decode.
   struct DecodeStats {
     std::string decoder;
     double seconds = 0;
