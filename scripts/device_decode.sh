@@ -152,7 +152,7 @@ perf_1080p() {
       echo "twinmaf 8 encodes --decode $mode: $s s = $(fps $((9 * n)) $s) decoded frames/s ($(fps $((8 * n)) $s) scored/s)"
     done
   done
-  twinmaf -r "$r" "${dis[@]}" --decode auto --profile --verbose -q 2>&1 | grep -E "decode|wall"
+  twinmaf -r "$r" "${dis[@]}" --decode auto --profile --verbose -q 2>&1 | grep -v "^twinmaf: decode"
   echo "== AV1 (SVT-AV1, ${FRAMES:-240} frames 1080p): dav1d"
   for a in av1_1; do
     local f=$media/1080p/$a.ivf s

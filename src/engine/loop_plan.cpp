@@ -73,9 +73,11 @@ void plan_decoders(const LoopRequest& q, InputPlan& in) {
   }
   // The machine's threads divided among the CPU inputs (decoders idle once
   // their input is read ahead, so they share the whole machine with the
-  // loop), in decoders of kCpuDecoderThreads; NVDEC's sessions among its inputs.
+  // loop; kDecodeThreadsPerCore where every feature is on the GPU), in
+  // decoders of kCpuDecoderThreads; NVDEC's sessions among its inputs.
   const unsigned cpu = count(DecodeOn::kCpu), gpu = count(DecodeOn::kNvdec);
-  const unsigned cpu_threads = cpu ? std::max(1u, std::max(1u, q.hardware_threads) / cpu) : 0;
+  const unsigned budget = std::max(1u, q.hardware_threads) * (in.device_input ? kDecodeThreadsPerCore : 1u);
+  const unsigned cpu_threads = cpu ? std::max(1u, budget / cpu) : 0;
   unsigned parallel = 0;
   for (InputDecoder& d : in.decoders) {
     if (d.on == DecodeOn::kCpu) {

@@ -113,12 +113,13 @@ struct LoopPlan {
 inline constexpr unsigned kReadAhead = 3;
 
 // NVDEC's engines on one GPU decode about as many frames per second as this
-// many CPU cores (H200 host, 4K: 7 NVDEC sessions ~430 HEVC frames/s, 16
-// cores ~420-450): under --decode auto, CPU decoders take that share of the
-// compressed inputs, H.264 streams first: 7 sessions decode ~300 H.264
-// frames/s at 4K against ~430 HEVC, while the cores decode either at about
-// the same rate.
-inline constexpr int kNvdecCores = 16;
+// many CPU cores decode with twinmaf's CPU decoders (H100 host, 16 cores,
+// whole runs: a 1080p reference and 8 HEVC encodes, 2443 frames/s all on
+// NVDEC against 920 all on the CPU; a 4K H.264 + HEVC pair, 387 against
+// 190): under --decode auto, CPU decoders take that share of the compressed
+// inputs, H.264 streams first (NVDEC decodes H.264 at about two thirds of
+// its HEVC rate, the cores either at about the same rate).
+inline constexpr int kNvdecCores = 32;
 
 // Decoders of one input at once: NVDEC sessions per GPU, shared by its
 // NVDEC inputs (H200 host, 4K HEVC: one session ~230 frames/s, 7 ~430), and
@@ -126,6 +127,13 @@ inline constexpr int kNvdecCores = 16;
 // ~420-450): libavcodec's frame threads scale to about 4.
 inline constexpr unsigned kNvdecSessions = 6;
 inline constexpr unsigned kCpuDecoderThreads = 4;
+// CPU decoder threads per hardware thread where the cores do nothing but
+// decode (every feature on the GPU): a frame thread waits on its reference
+// frames' progress, and a second thread per core fills those waits (H100
+// host, FFmpeg: 9 1080p streams at 16 threads each 1893 frames/s against
+// 1084-1379 at 1-2 each; a 4K pair at 16 threads each 137 pairs/s against
+// 101 at 8 each).
+inline constexpr unsigned kDecodeThreadsPerCore = 2;
 
 // Decoded pictures held ahead by an input's decoders, at most: this part of
 // the machine's memory, shared by the inputs with several decoders.

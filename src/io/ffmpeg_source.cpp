@@ -433,8 +433,9 @@ class FfmpegSource final : public VideoSource {
   Status start_stretches(PicturePool& pool) {
     started_ = true;
     TWINMAF_ASSIGN_OR_RETURN(Stretches plan, scan());
-    if (plan.stretches.size() <= 1) {  // one decoder, after the skips asked for
+    if (plan.stretches.size() <= 1) {  // one decoder with the input's threads, after the skips asked for
       whole_why_ = plan.why;
+      if (setup_.threads) setup_.threads *= setup_.decoders;
       if (nvdec_) return skip(pending_skip_);
       TWINMAF_RETURN_IF_ERROR(VideoSource::skip(pending_skip_));
       return ok_status();

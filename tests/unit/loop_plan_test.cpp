@@ -148,11 +148,13 @@ TEST(LoopPlan, CpuDecodersShareTheMachine) {
   q.inputs = {{}, {}};  // raw inputs: no decoders, read in the loop
   EXPECT_EQ(plan_loop(q).input.read_ahead, 0u);
   EXPECT_EQ(count_on(plan_loop(q), DecodeOn::kNone), 2u);
-  // The machine's threads divided among the inputs, in decoders of
-  // kCpuDecoderThreads where there are that many.
+  // Every feature on the GPU: kDecodeThreadsPerCore threads per hardware
+  // thread divided among the inputs, in decoders of kCpuDecoderThreads where
+  // there are that many.
+  static_assert(kDecodeThreadsPerCore == 2 && kCpuDecoderThreads == 4);
   for (const auto& [inputs, hw, decoders, threads] :
-       {std::tuple{1u, 16u, 4u, 4u}, {2u, 16u, 2u, 4u}, {9u, 16u, 1u, 1u}, {3u, 2u, 1u, 1u}, {2u, 2u, 1u, 1u},
-        {3u, 16u, 1u, 5u}, {1u, 2u, 1u, 2u}}) {
+       {std::tuple{1u, 16u, 8u, 4u}, {2u, 16u, 4u, 4u}, {9u, 16u, 1u, 3u}, {3u, 2u, 1u, 1u}, {2u, 2u, 1u, 2u},
+        {3u, 16u, 2u, 5u}, {1u, 2u, 1u, 4u}}) {
     q.inputs = compressed(inputs, Decode::kCpu);
     q.hardware_threads = hw;
     const LoopPlan p = plan_loop(q);
@@ -168,14 +170,22 @@ TEST(LoopPlan, CpuDecodersShareTheMachine) {
   q.hardware_threads = 16;
   q.decoders = 3;
   EXPECT_EQ(plan_loop(q).input.decoders[0].decoders, 3u);
-  EXPECT_EQ(plan_loop(q).input.decoders[0].threads, 5u);
+  EXPECT_EQ(plan_loop(q).input.decoders[0].threads, 10u);
+  // A feature on the CPU shares the cores: one decoder thread per hardware thread.
+  q = request(k4k8, {{kLuma, true}, {kLuma, false}}, 0);
+  q.inputs = compressed(2, Decode::kCpu);
+  q.hardware_threads = 16;
+  for (const InputDecoder& d : plan_loop(q).input.decoders) {
+    EXPECT_EQ(d.decoders, 2u);
+    EXPECT_EQ(d.threads, 4u);
+  }
 }
 
 TEST(LoopPlan, SeveralDecodersShareAPartOfTheMemory) {
   LoopRequest q = request(k4k8, {{kLuma, true}}, 0);
   q.memory_bytes = uint64_t(64) << 30;
   q.inputs = compressed(3, Decode::kCpu);
-  q.hardware_threads = 32;  // 10 threads each: 2 decoders of 5
+  q.hardware_threads = 16;  // 10 of 32 threads each: 2 decoders of 5
   for (const InputDecoder& d : plan_loop(q).input.decoders) EXPECT_EQ(d.ahead_bytes, q.memory_bytes / kDecodeAheadShare / 3);
   q.decoders = 1;  // one decoder reads ahead only the reader's frames
   for (const InputDecoder& d : plan_loop(q).input.decoders) EXPECT_EQ(d.ahead_bytes, 0u);
@@ -201,14 +211,16 @@ TEST(LoopPlan, NvdecDecodesForRunsWhollyOnTheGpu) {
 }
 
 TEST(LoopPlan, CpuDecodersTakeH264First) {
-  // An H.264 reference and an HEVC encode on 16 cores: one on the CPU, the
-  // H.264 one, with all 16 threads in 4 decoders; the HEVC on every session.
-  LoopRequest q = request(k4k8, {{kLuma, true}}, 0, 16);
+  // An H.264 reference and an HEVC encode on as many cores as NVDEC is
+  // worth: one on the CPU, the H.264 one, with all the threads in decoders of
+  // kCpuDecoderThreads; the HEVC on every session.
+  LoopRequest q = request(k4k8, {{kLuma, true}}, 0, kNvdecCores);
+  q.hardware_threads = unsigned(kNvdecCores);
   q.inputs = compressed(2);
   q.inputs[0].h264 = true;
   LoopPlan p = plan_loop(q);
   EXPECT_EQ(p.input.decoders[0].on, DecodeOn::kCpu);
-  EXPECT_EQ(p.input.decoders[0].decoders, 16 / kCpuDecoderThreads);
+  EXPECT_EQ(p.input.decoders[0].decoders, kNvdecCores * kDecodeThreadsPerCore / kCpuDecoderThreads);
   EXPECT_EQ(p.input.decoders[1].on, DecodeOn::kNvdec);
   EXPECT_EQ(p.input.decoders[1].decoders, kNvdecSessions);
   // Without H.264: the last encode.
@@ -229,7 +241,7 @@ TEST(LoopPlan, AutoSharesManyInputsWithCpuDecoders) {
   EXPECT_EQ(count_on(p, DecodeOn::kNvdec), 9u - cpu);
   EXPECT_EQ(p.input.decoders[0].on, DecodeOn::kNvdec);
   EXPECT_EQ(p.input.decoders[8].on, DecodeOn::kCpu);
-  EXPECT_EQ(p.input.decoders[8].threads, 16u / cpu);
+  EXPECT_EQ(p.input.decoders[8].decoders * p.input.decoders[8].threads, 16u * kDecodeThreadsPerCore / cpu);
   EXPECT_EQ(p.input.decoders[0].decoders, 1u);  // kNvdecSessions shared by 9 - cpu inputs
   // --decode nvdec: all of them.
   decode_all(q, Decode::kNvdec);
