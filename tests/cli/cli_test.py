@@ -202,6 +202,22 @@ with tempfile.TemporaryDirectory() as d:
     expect_error("output in a missing directory", [*ok, "-o", j("nodir/out.json")], "no directory")
     os.mkdir(j("adir"))
     expect_error("output is a directory", [*ok, "-o", j("adir")], "is a directory")
+    # outputs that would overwrite each other or an input, two inputs on stdin: refused before scoring
+    expect_error("-o twice", [*ok, "-o", j("twice.json"), "-o", j(".") + "/twice.json", "-d", dis],
+                 "are the same file")
+    expect_error("--html and -o", [*ok, "-o", j("both.json"), "--html", j("both.json")], "are the same file")
+    with open(ref, "rb") as f:
+        expect_error("-r - -d -", ["-r", "-", "-d", "-", *raw, "-n", "--feature", "psnr"],
+                     "both read standard input", stdin=f)
+    victim = write(j("victim.yuv"), open(dis, "rb").read())
+    os.symlink(victim, j("victim_link.yuv"))
+    for out in (victim, j("victim_link.yuv")):
+        p = run("-r", ref, "-d", victim, *raw, "-n", "--feature", "psnr", "-o", out)
+        checks += 1
+        if (p.returncode != 2 or len(p.stderr.splitlines()) != 1 or "would overwrite the input" not in p.stderr
+                or open(victim, "rb").read() != open(dis, "rb").read()):
+            failures.append(f"-o {out} naming the input: exit {p.returncode}, {p.stderr!r}, or the input changed")
+    expect_ok("outputs to /dev/null", [*ok, "-d", dis, "-o", "/dev/null", "-o", "/dev/null"])
     expect_error("model path is a directory", ["-r", ref, "-d", dis, *raw, "--model", "path=" + j("adir")],
                  "is a directory")
     expect_error("model overload for an unused extractor",

@@ -1,10 +1,13 @@
 #include "tools/twinmaf/args.h"
 
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -260,7 +263,63 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
   return out;
 }
 
+namespace {
+
+// What a path names, for comparing paths: an existing regular file's device
+// and inode, a path not there yet its absolute normal form; none for
+// standard input and for devices and pipes (/dev/null, /dev/stdout), which
+// several outputs may share.
+std::optional<std::string> file_identity(const std::string& path) {
+  if (path == "-") return std::nullopt;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) return std::nullopt;
+    return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  }
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return ec ? path : p.string();
+}
+
+// Refused before scoring: two outputs that are one file, an output that is
+// an input, several inputs reading standard input.
+Status check_paths(const CliRequest& req) {
+  struct Named {
+    std::string flag, path;
+    std::optional<std::string> id;
+  };
+  std::vector<Named> inputs{{"-r", req.reference.path, file_identity(req.reference.path)}};
+  for (const InputFile& d : req.distorted) inputs.push_back({"-d", d.path, file_identity(d.path)});
+  std::vector<Named> outputs;
+  for (const std::string& o : req.outputs) outputs.push_back({"-o", o, file_identity(o)});
+  if (!req.html.empty()) outputs.push_back({"--html", req.html, file_identity(req.html)});
+  const Named* piped = nullptr;
+  for (const Named& in : inputs) {
+    if (in.path != "-") continue;
+    if (piped)
+      return Status(Code::kInvalidArgument, piped->flag + " - and " + in.flag +
+                                                " - both read standard input: give at most one input as '-'");
+    piped = &in;
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Named& out = outputs[k];
+    if (!out.id) continue;
+    for (const Named& in : inputs)
+      if (in.id == out.id)
+        return Status(Code::kInvalidArgument, out.flag + " " + out.path + " would overwrite the input " + in.flag +
+                                                  " " + in.path);
+    for (size_t j = 0; j < k; ++j)
+      if (outputs[j].id == out.id)
+        return Status(Code::kInvalidArgument, outputs[j].flag + " " + outputs[j].path + " and " + out.flag + " " +
+                                                  out.path + " are the same file: give each output its own");
+  }
+  return ok_status();
+}
+
+}  // namespace
+
 Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
+  if (Status st = check_paths(req); !st.ok()) return st;
   for (const std::string& out : req.outputs) {
     const Status st = check_output_path(out);
     if (!st.ok()) return st;
