@@ -26,7 +26,8 @@ enum class Backend { kCpu, kCuda, kAuto };
 Result<Backend> parse_backend(std::string_view text);
 
 // The --backend list: a default, then per-feature choices,
-// "auto,psnr_hvs=cpu,vif=cuda" (each part optional: "vif=cpu" keeps auto).
+// "auto,psnr_hvs=cpu,vif=cuda" (each part optional: "vif=cpu" keeps auto;
+// the default or a feature twice is an error).
 struct BackendChoice {
   Backend backend = Backend::kAuto;
   std::vector<std::pair<std::string, Backend>> per_feature;  // extractor name -> backend

@@ -118,16 +118,22 @@ Result<std::vector<Decode>> parse_decode(std::string_view text) {
 }
 
 Result<BackendChoice> parse_backend_choice(std::string_view text) {
+  // A default or a feature given twice is an error, not a precedence.
   BackendChoice c;
+  bool defaulted = false;
   for (std::string_view part : split(text, ',')) {
     const size_t eq = part.find('=');
     if (eq == std::string_view::npos) {
+      if (defaulted) TWINMAF_FAIL(kInvalidArgument, "--backend {}: the default backend is given twice", text);
+      defaulted = true;
       TWINMAF_ASSIGN_OR_RETURN(c.backend, parse_backend(part));
       continue;
     }
     const std::string_view name = part.substr(0, eq);
     if (!find_feature(name))
       TWINMAF_FAIL(kInvalidArgument, "--backend {}: unknown feature '{}'", text, name);
+    for (const auto& [given, backend] : c.per_feature)
+      if (given == name) TWINMAF_FAIL(kInvalidArgument, "--backend {}: '{}' is given twice", text, name);
     TWINMAF_ASSIGN_OR_RETURN(const Backend b, parse_backend(part.substr(eq + 1)));
     c.per_feature.emplace_back(std::string(name), b);
   }

@@ -578,17 +578,20 @@ Result<LoadedModel> LoadedModel::from_file(const std::string& path, const ModelC
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) TWINMAF_FAIL(kIo, "model {}: is a directory", path);
   // The largest model libvmaf ships is under 0.5 MB; the JSON tree needs
-  // about 70 bytes per byte of text, so a bound keeps memory bounded.
-  const uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (!ec && bytes > kMaxModelFileBytes)
-    TWINMAF_FAIL(kInvalidArgument, "model {}: {} bytes; model files above {} bytes are refused", path, bytes,
-                 kMaxModelFileBytes);
+  // about 70 bytes per byte of text, so a bound keeps memory bounded. It
+  // bounds what is read, not the size a file claims: a device or a pipe
+  // (/dev/zero) has none.
   std::ifstream in(path, std::ios::binary);
   if (!in) TWINMAF_FAIL(kIo, "model {}: cannot open: {}", path, std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, size_t(in.gcount()));
+    if (text.size() > kMaxModelFileBytes)
+      TWINMAF_FAIL(kInvalidArgument, "model {}: model files above {} bytes are refused", path, kMaxModelFileBytes);
+  }
   if (in.bad()) TWINMAF_FAIL(kIo, "model {}: read error", path);
-  return from_json(text.str(), cfg, path);
+  return from_json(text, cfg, path);
 }
 
 std::vector<const ModelFeature*> LoadedModel::features() const {

@@ -305,6 +305,10 @@ TEST(Scorer, PresetsAndBackendChoices) {
   EXPECT_EQ(b->per_feature[1], (std::pair<std::string, Backend>{"vif", Backend::kAuto}));
   EXPECT_FALSE(twinmaf::parse_backend_choice("auto,nothing=cpu").ok());
   EXPECT_FALSE(twinmaf::parse_backend_choice("vif=gpu").ok());
+  // Twice is an error, in either order.
+  EXPECT_FALSE(twinmaf::parse_backend_choice("auto,psnr_hvs=cpu,psnr_hvs=cuda").ok());
+  EXPECT_FALSE(twinmaf::parse_backend_choice("auto,psnr_hvs=cuda,psnr_hvs=cpu").ok());
+  EXPECT_FALSE(twinmaf::parse_backend_choice("cpu,vif=cuda,cuda").ok());
   EXPECT_TRUE(twinmaf::has_feature("psnr"));
   EXPECT_FALSE(twinmaf::has_feature("nothing"));
 }

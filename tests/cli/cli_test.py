@@ -220,6 +220,9 @@ with tempfile.TemporaryDirectory() as d:
     expect_ok("outputs to /dev/null", [*ok, "-d", dis, "-o", "/dev/null", "-o", "/dev/null"])
     expect_error("model path is a directory", ["-r", ref, "-d", dis, *raw, "--model", "path=" + j("adir")],
                  "is a directory")
+    expect_error("model path is a device", ["-r", ref, "-d", dis, *raw, "--model", "path=/dev/zero"],
+                 "model files above", limit_memory=True)
+    expect_error("a feature's backend twice", [*ok, "--backend", "auto,psnr=cpu,psnr=cuda"], "'psnr' is given twice")
     expect_error("model overload for an unused extractor",
                  ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v0.6.1:psnr.enable_chroma=false"],
                  "names an extractor the model does not use")
