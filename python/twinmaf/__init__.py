@@ -15,6 +15,7 @@ dask.distributed cluster with the same results (docs/python.md).
 import dataclasses
 import inspect
 import os
+import warnings
 
 from . import _twinmaf
 
@@ -282,12 +283,19 @@ def _push_frames(scorer, ref, dis, frame_count, pixel_format, bitdepth):
             )
     scorer.open(r.w, r.h, r.fmt, r.bpc)
     n = 0
-    for rp, dp in zip(r.frames(), d.frames()):
-        if frame_count is not None and n >= frame_count:
+    warning = None
+    ref_frames, dis_frames = r.frames(), d.frames()
+    while frame_count is None or n < frame_count:
+        rp, dp = next(ref_frames, None), next(dis_frames, None)
+        if rp is None or dp is None:
+            if rp is not None or dp is not None:  # as the files' warning: scored up to the shorter one
+                ended, other = ("reference", "distorted") if rp is None else ("distorted", "reference")
+                warning = f"the {ended} frames ended before the {other} frames; scored the first {n} frames"
             break
         scorer.push([rp, dp])
         n += 1
     scorer.flush()
+    return warning
 
 
 def _limits(frame_count, frame_skip_ref, frame_skip_dist):
@@ -388,12 +396,15 @@ def score(reference, distorted, **options):
     frame_count: at most this many frames. subsample: every Nth frame. progress: called as
     progress(frames, seconds) after each frame, on the thread finishing frames.
     frame_skip_ref, frame_skip_dist: frames skipped at the start of each path.
-    Errors raise ValueError (arguments, inputs) or OSError (files) with the
+    Inputs of different lengths are scored up to the shorter one, with a
+    warning in Result.info['warnings'] and through Python's warnings module
+    (as every warning of the run). Errors raise ValueError (arguments, inputs) or OSError (files) with the
     command line's message.
     """
     o = _Options.of("score", options)
     limits = o.limits()
     s = _scorer(**o.scorer_config())
+    cut = None
     if _is_path(reference) and _is_path(distorted):
         rp, dp = os.fsdecode(reference), os.fsdecode(distorted)
         raw = o.raw(rp)
@@ -407,5 +418,10 @@ def score(reference, distorted, **options):
             raise ValueError("width and height are for raw files; frames carry their size")
         if o.frame_skip_ref or o.frame_skip_dist:
             raise ValueError("frame_skip_ref/frame_skip_dist are for files; slice the frames instead")
-        _push_frames(s, reference, distorted, o.frame_count, o.pixel_format, o.bitdepth)
-    return Result(s)
+        cut = _push_frames(s, reference, distorted, o.frame_count, o.pixel_format, o.bitdepth)
+    result = Result(s)
+    if cut:
+        result.info["warnings"].append(cut)
+    for w in result.info["warnings"]:
+        warnings.warn(w, stacklevel=2)
+    return result

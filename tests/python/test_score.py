@@ -80,6 +80,22 @@ def test_raw_and_numpy_equal_cli(clips, tmp_path):
     assert it.frames != arrays.frames[:5]  # frame 4 is the last: motion2 ends the series there
 
 
+def test_arrays_of_different_lengths_warn(clips):
+    ref, dis = (read_yuv(clips[k], W, H, 8) for k in ("ref.yuv", "dis.yuv"))
+    whole = twinmaf.score(ref, dis, features=("psnr",))
+    assert whole.info["warnings"] == []
+    n = len(ref[0])
+    for r, d, ended in (([p[: n - 2] for p in ref], dis, "reference"), (ref, [p[: n - 2] for p in dis], "distorted")):
+        with pytest.warns(UserWarning, match=f"the {ended} frames ended before"):
+            cut = twinmaf.score(tuple(r), tuple(d), features=("psnr",))
+        assert len(cut.frames) == n - 2
+        assert cut.info["warnings"] == [f"the {ended} frames ended before the "
+                                        f"{'distorted' if ended == 'reference' else 'reference'} frames; "
+                                        f"scored the first {n - 2} frames"]
+    # frame_count shorter than both: no warning.
+    assert twinmaf.score(ref, dis, features=("psnr",), frame_count=2).info["warnings"] == []
+
+
 def test_luma_only_numpy_equals_cli_400(clips, tmp_path):
     ref, dis = clips["ref.gray"], clips["dis.gray"]
     cli = cli_json(ref, dis, "--feature", "psnr", raw=(W, H, "400", 8), tmp=tmp_path)
