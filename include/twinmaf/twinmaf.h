@@ -200,7 +200,8 @@ struct Pooled {
 // speed_*); none for motion and moments, which have no better direction.
 inline constexpr unsigned kStatsWorstFrames = 10;
 struct Stats {
-  unsigned frames = 0;
+  unsigned frames = 0;      // the frames counted
+  unsigned non_finite = 0;  // scored frames whose value is not finite, left out (--stats says how many)
   double mean = 0, stddev = 0;
   double p1 = 0, p5 = 0, p50 = 0, p95 = 0, p99 = 0;
   std::vector<std::pair<unsigned, double>> worst;

@@ -594,9 +594,9 @@ OutputInfo Scorer::Impl::output_info(Precision precision, unsigned lane) const {
       for (const auto& [frame, v] : s->worst) worst += fmt::format("{}[{}, {}]", worst.empty() ? "" : ", ", frame, num(v));
       text += fmt::format(
           "{}\n    \"{}\": {{\"mean\": {}, \"stddev\": {}, \"p1\": {}, \"p5\": {}, \"p50\": {}, \"p95\": {}, "
-          "\"p99\": {}, \"worst\": [{}]}}",
+          "\"p99\": {}, \"worst\": [{}], \"frames\": {}, \"non_finite\": {}}}",
           text.empty() ? "" : ",", name, num(s->mean), num(s->stddev), num(s->p1), num(s->p5), num(s->p50),
-          num(s->p95), num(s->p99), worst);
+          num(s->p95), num(s->p99), worst, s->count, s->non_finite);
     }
     out.json_extras.emplace_back("statistics", "{" + text + "\n  }");
   }
@@ -613,7 +613,7 @@ Result<Stats> Scorer::stats(std::string_view metric, unsigned lane) const {
   const auto s = series_stats(*c, feature_name_alias(c->name), impl_->info.frames, impl_->session->config().subsample,
                               kStatsWorstFrames);
   if (!s) TWINMAF_FAIL(kInvalidArgument, "metric '{}' has no finite value", metric);
-  return Stats{s->count, s->mean, s->stddev, s->p1, s->p5, s->p50, s->p95, s->p99, s->worst};
+  return Stats{s->count, s->non_finite, s->mean, s->stddev, s->p1, s->p5, s->p50, s->p95, s->p99, s->worst};
 }
 
 Status Scorer::write_html(const std::string& path, const HtmlReport& report) const {

@@ -16,13 +16,17 @@ Direction metric_direction(std::string_view n) {
 std::optional<SeriesStats> series_stats(const Collector::Column& column, std::string_view output_name,
                                         unsigned frames, unsigned subsample, unsigned worst) {
   std::vector<std::pair<unsigned, double>> v;
+  unsigned non_finite = 0;
   for (unsigned i = 0; i < frames && i < column.values.size(); ++i) {
     if (subsample > 1 && i % subsample) continue;
-    if (column.written[i] && std::isfinite(column.values[i])) v.emplace_back(i, column.values[i]);
+    if (!column.written[i]) continue;
+    if (std::isfinite(column.values[i])) v.emplace_back(i, column.values[i]);
+    else ++non_finite;
   }
   if (v.empty()) return std::nullopt;
   SeriesStats s;
   s.count = static_cast<unsigned>(v.size());
+  s.non_finite = non_finite;
   double sum = 0;
   for (const auto& [i, x] : v) sum += x;
   s.mean = sum / double(v.size());

@@ -3,7 +3,7 @@
 // result files' pooled values.
 //
 // Over the frames pooling covers (0..frames-1, every subsample-th; values
-// that are not finite are left out): mean and population standard deviation
+// that are not finite are left out and counted): mean and population standard deviation
 // summed in double in frame order; percentile p at position p/100 * (n - 1)
 // of the ascending values, interpolated linearly between neighbours (libvmaf's
 // bootstrap percentile rule); worst frames in the direction the metric gets
@@ -28,6 +28,7 @@ Direction metric_direction(std::string_view output_name);
 
 struct SeriesStats {
   unsigned count = 0;
+  unsigned non_finite = 0;  // covered frames left out
   double mean = 0, stddev = 0;
   double p1 = 0, p5 = 0, p50 = 0, p95 = 0, p99 = 0;
   std::vector<std::pair<unsigned, double>> worst;  // (frame, value), worst first

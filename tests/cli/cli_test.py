@@ -218,6 +218,17 @@ with tempfile.TemporaryDirectory() as d:
                 or open(victim, "rb").read() != open(dis, "rb").read()):
             failures.append(f"-o {out} naming the input: exit {p.returncode}, {p.stderr!r}, or the input changed")
     expect_ok("outputs to /dev/null", [*ok, "-d", dis, "-o", "/dev/null", "-o", "/dev/null"])
+
+    # --stats says how many frames it leaves out (psnr_hvs of an unchanged frame is inf)
+    a, b = noise(fb, 5), noise(fb, 6)
+    same, mixed = write(j("same_ref.yuv"), a * 3), write(j("same_dis.yuv"), b + a + b)
+    p = expect_ok("stats with an infinite frame", ["-r", same, "-d", mixed, *raw, "-n", "--feature", "psnr_hvs",
+                                                   "--stats", "-q", "--json", "-o", j("inf.json")])
+    checks += 1
+    st = json.load(open(j("inf.json")))["statistics"]["psnr_hvs"]
+    if (not re.search(r"^psnr_hvs: mean [0-9.]+, .*, 1 of 3 frames not finite \(left out\)$", p.stdout, re.M)
+            or (st["frames"], st["non_finite"]) != (2, 1)):
+        failures.append(f"--stats does not say it left a frame out: {p.stdout!r} {st}")
     expect_error("model path is a directory", ["-r", ref, "-d", dis, *raw, "--model", "path=" + j("adir")],
                  "is a directory")
     expect_error("model path is a device", ["-r", ref, "-d", dis, *raw, "--model", "path=/dev/zero"],

@@ -85,6 +85,7 @@ void print_stats(const twinmaf::Scorer& scorer, unsigned lane, const char* inden
       std::printf(", worst frames");
       for (const auto& [frame, value] : s->worst) std::printf(" %u (%f)", frame, value);
     }
+    if (s->non_finite) std::printf(", %u of %u frames not finite (left out)", s->non_finite, s->frames + s->non_finite);
     std::printf("\n");
   }
 }
