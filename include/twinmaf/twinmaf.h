@@ -216,6 +216,11 @@ struct HtmlReport {
   std::vector<std::string> inputs;
 };
 
+// Output files whole or not at all: each text written to a temporary file
+// beside its path, then all renamed into place; an error leaves every path
+// as it was (standard output "-" and devices are written in place).
+Status write_files(const std::vector<std::pair<std::string, std::string>>& files);
+
 // Whether write_html() can work: the plot library it embeds is installed.
 Status html_report_available();
 // One pooling method of libvmaf (vmaf_feature_score_pooled).
@@ -395,14 +400,17 @@ class Scorer {
   std::vector<ModelSummary> summary(unsigned lane = 0) const;
   // libvmaf's result file of one distorted input (like the collector, written
   // whenever no pushed pictures are being scored).
+  // write() and write_html() put a file in place whole or not at all (a
+  // temporary file beside it, renamed when written).
   std::string format(OutputFormat format, unsigned lane = 0, Precision precision = {}) const;
   Status write(const std::string& path, OutputFormat format, unsigned lane = 0, Precision precision = {}) const;
   // The spread of `metric` (Stats).
   Result<Stats> stats(std::string_view metric, unsigned lane = 0) const;
   // One self-contained HTML file: per-frame plots of every metric with the
   // distorted inputs overlaid, pooled scores, worst frames, the command line
-  // and versions.
+  // and versions; format_html() gives its text.
   Status write_html(const std::string& path, const HtmlReport& report) const;
+  Result<std::string> format_html(const HtmlReport& report) const;
   const RunInfo& info() const;
 
  private:

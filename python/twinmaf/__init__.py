@@ -92,8 +92,7 @@ class Result:
             self._scorer.write(path, fmt, self._lane, "" if precision is None else str(precision))
             return None
         _twinmaf.check_output_path(path)
-        with open(path, "w") as f:
-            f.write(self.format(fmt, precision))
+        _twinmaf.write_file(path, self.format(fmt, precision))
         return None
 
     def to_json(self, path=None, precision=None):

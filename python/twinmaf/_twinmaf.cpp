@@ -311,6 +311,8 @@ PYBIND11_MODULE(_twinmaf, m) {
   m.def("version", [] { return std::string(twinmaf::version()); });
   m.def("has_feature", [](const std::string& name) { return twinmaf::has_feature(name); });
   m.def("check_output_path", [](const std::string& path) { check(twinmaf::check_output_path(path)); });
+  m.def("write_file",
+        [](const std::string& path, const std::string& text) { check(twinmaf::write_files({{path, text}})); });
   py::class_<PyScorer>(m, "Scorer")
       .def(py::init<std::vector<std::string>, std::vector<std::string>, unsigned, unsigned, const std::string&,
                     const std::string&, unsigned, unsigned, py::object>(),

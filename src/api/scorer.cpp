@@ -24,6 +24,7 @@
 #include "io/scale_source.h"
 #include "io/source.h"
 #include "model/builtin_models.h"
+#include "output/file_output.h"
 #include "output/html_report.h"
 
 namespace twinmaf {
@@ -603,6 +604,16 @@ OutputInfo Scorer::Impl::output_info(Precision precision, unsigned lane) const {
   return out;
 }
 
+Status write_files(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<StagedFile> staged;
+  for (const auto& [path, text] : files) {
+    TWINMAF_ASSIGN_OR_RETURN(StagedFile f, StagedFile::stage(path, text));
+    staged.push_back(std::move(f));
+  }
+  for (StagedFile& f : staged) TWINMAF_RETURN_IF_ERROR(f.commit());
+  return ok_status();
+}
+
 Status html_report_available() { return html_plot_library_available(); }
 
 Result<Stats> Scorer::stats(std::string_view metric, unsigned lane) const {
@@ -617,6 +628,11 @@ Result<Stats> Scorer::stats(std::string_view metric, unsigned lane) const {
 }
 
 Status Scorer::write_html(const std::string& path, const HtmlReport& report) const {
+  TWINMAF_ASSIGN_OR_RETURN(const std::string html, format_html(report));
+  return write_whole_file(path, html);
+}
+
+Result<std::string> Scorer::format_html(const HtmlReport& report) const {
   const Impl& m = *impl_;
   TWINMAF_RETURN_IF_ERROR(m.check_done());
   HtmlReportData d;
@@ -664,12 +680,7 @@ Status Scorer::write_html(const std::string& path, const HtmlReport& report) con
   std::tm tm{};
   if (localtime_r(&now, &tm)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %z", &tm);
   d.facts.emplace_back("written", when);
-  TWINMAF_ASSIGN_OR_RETURN(const std::string html, format_html_report(d));
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) TWINMAF_FAIL(kIo, "{}: cannot write: {}", path, std::strerror(errno));
-  const bool ok = std::fwrite(html.data(), 1, html.size(), f) == html.size();
-  if (std::fclose(f) != 0 || !ok) TWINMAF_FAIL(kIo, "{}: write failed", path);
-  return ok_status();
+  return format_html_report(d);
 }
 
 std::string Scorer::format(OutputFormat format, unsigned lane, Precision precision) const {

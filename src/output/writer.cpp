@@ -1,12 +1,11 @@
 #include "output/writer.h"
 
-#include <cerrno>
 #include <climits>
 #include <cmath>
-#include <cstring>
 
 #include "core/options.h"
 #include "core/pooling.h"
+#include "output/file_output.h"
 
 namespace twinmaf {
 
@@ -227,13 +226,7 @@ std::string format_output(OutputFormat fmt, const Collector& c, const OutputInfo
 
 Status write_output(const std::string& path, OutputFormat fmt, const Collector& c,
                     const OutputInfo& info) {
-  const std::string text = format_output(fmt, c, info);
-  FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "w");
-  if (!f) TWINMAF_FAIL(kIo, "{}: cannot write: {}", path, std::strerror(errno));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = f == stdout ? std::fflush(f) == 0 : std::fclose(f) == 0;
-  if (!ok || !closed) TWINMAF_FAIL(kIo, "{}: write failed", path);
-  return ok_status();
+  return write_whole_file(path, format_output(fmt, c, info));
 }
 
 }  // namespace twinmaf

@@ -218,6 +218,14 @@ with tempfile.TemporaryDirectory() as d:
                 or open(victim, "rb").read() != open(dis, "rb").read()):
             failures.append(f"-o {out} naming the input: exit {p.returncode}, {p.stderr!r}, or the input changed")
     expect_ok("outputs to /dev/null", [*ok, "-d", dis, "-o", "/dev/null", "-o", "/dev/null"])
+    # a run that fails writing one output leaves none of them (each is written beside its path, then renamed)
+    expect_error("a full device among the outputs", [*ok, "-o", j("first.json"), "-d", dis, "-o", "/dev/full"],
+                 "/dev/full: write failed: No space left on device")
+    expect_error("--html on a full device", [*ok, "-o", j("first.json"), "--html", "/dev/full"],
+                 "/dev/full: write failed: No space left on device")
+    checks += 1
+    if [f for f in os.listdir(d) if ".twinmaf-" in f]:
+        failures.append(f"temporary output files left: {os.listdir(d)}")
 
     # --stats says how many frames it leaves out (psnr_hvs of an unchanged frame is inf)
     a, b = noise(fb, 5), noise(fb, 6)

@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -334,18 +335,21 @@ Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
   *scorer = std::move(*s);
   const Status st = (*scorer)->score(req.reference, req.distorted, req.limits);
   if (!st.ok()) return st;
-  for (size_t k = 0; k < req.outputs.size(); ++k) {
-    const Status w = (*scorer)->write(req.outputs[k], req.output_format, static_cast<unsigned>(k), req.precision);
-    if (!w.ok()) return w;
-  }
+  // Every output written before any is put in place: a run that fails
+  // leaves none.
+  std::vector<std::pair<std::string, std::string>> files;
+  for (size_t k = 0; k < req.outputs.size(); ++k)
+    files.emplace_back(req.outputs[k], (*scorer)->format(req.output_format, unsigned(k), req.precision));
   if (!req.html.empty()) {
     HtmlReport report;
     report.command_line = req.command_line;
     for (const InputFile& d : req.distorted) report.inputs.push_back(d.path);
     report.reference = req.reference.path;
-    const Status h = (*scorer)->write_html(req.html, report);
-    if (!h.ok()) return h;
+    auto html = (*scorer)->format_html(report);
+    if (!html.ok()) return html.status();
+    files.emplace_back(req.html, std::move(*html));
   }
+  if (Status w = write_files(files); !w.ok()) return w;
   if (!req.outputs.empty() || !req.html.empty()) mark_startup("outputs written");
   return ok_status();
 }
