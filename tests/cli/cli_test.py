@@ -331,12 +331,28 @@ with tempfile.TemporaryDirectory() as d:
     write(j("list.txt"), f"{dis} {j('l1.json')}\n# comment\n{dis2} {j('l2.json')}\n{dis3} {j('l3.json')}\n".encode())
     expect_ok("distorted list", ["-r", ref, "--distorted_list", j("list.txt"), *raw, "-n", *feats, "--json",
                                  "--precision", "max"])
+    # paths with blanks are quoted; what cannot be a list says so
+    spaced = write(j("my encode.yuv"), open(dis2, "rb").read())
+    write(j("spaced.txt"), f'"{spaced}" "{j("q 2.json")}"\n  # indented comment\n'.encode())
+    expect_ok("distorted list, quoted path", ["-r", ref, "--distorted_list", j("spaced.txt"), *raw, "-n", *feats,
+                                              "--json", "--precision", "max"])
+    write(j("unquoted.txt"), f"{spaced} {j('u.json')}\n".encode())
+    expect_error("distorted list, unquoted blanks", ["-r", ref, "--distorted_list", j("unquoted.txt"), *raw, "-n"],
+                 "line 1: not PATH [OUTPUT] (quote a path with blanks")
+    write(j("open_quote.txt"), f'{dis}\n"{dis2}\n'.encode())
+    expect_error("distorted list, open quote", ["-r", ref, "--distorted_list", j("open_quote.txt"), *raw, "-n"],
+                 "line 2: a quote is not closed")
+    write(j("comments.txt"), b"# nothing\n\n")
+    expect_error("distorted list, no input", ["-r", ref, "--distorted_list", j("comments.txt"), *raw, "-n"],
+                 "lists no input")
+    expect_error("distorted list, a directory", ["-r", ref, "--distorted_list", d, *raw, "-n"], "is a directory")
     for k, encode in enumerate((dis, dis2, dis3), 1):
         expect_ok(f"single encode {k}", ["-r", ref, "-d", encode, *raw, "-n", *feats, "--json", "-o", j(f"s{k}.json"),
                                          "--precision", "max"])
         single = strip(open(j(f"s{k}.json")).read())
         checks += 1
-        if strip(open(j(f"m{k}.json")).read()) != single or strip(open(j(f"l{k}.json")).read()) != single:
+        if (strip(open(j(f"m{k}.json")).read()) != single or strip(open(j(f"l{k}.json")).read()) != single
+                or (k == 2 and strip(open(j("q 2.json")).read()) != single)):
             failures.append(f"encode {k}: several-encode output differs from its single run")
     expect_error("outputs per encode", ["-r", ref, "-d", dis, "-d", dis2, *raw, "-n", "--feature", "psnr",
                                         "-o", j("x.json")], "give one -o per -d")

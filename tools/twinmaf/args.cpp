@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,32 @@ struct ArgError {
 };
 
 [[noreturn]] void fail(const std::string& msg) { throw ArgError{msg}; }
+
+// A --distorted_list line's fields: runs of non-blanks, or "double-quoted"
+// text (\" and \\ inside) for paths with blanks; nothing from an unquoted #.
+// Empty optional: an unterminated quote.
+std::optional<std::vector<std::string>> list_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t i = 0;
+  const auto blank = [&](size_t k) { return line[k] == ' ' || line[k] == '\t' || line[k] == '\r'; };
+  for (;;) {
+    while (i < line.size() && blank(i)) ++i;
+    if (i == line.size() || line[i] == '#') return fields;
+    std::string f;
+    if (line[i] == '"') {
+      for (++i;; ++i) {
+        if (i == line.size()) return std::nullopt;
+        if (line[i] == '"') break;
+        if (line[i] == '\\' && i + 1 < line.size() && (line[i + 1] == '"' || line[i + 1] == '\\')) ++i;
+        f.push_back(line[i]);
+      }
+      ++i;
+    } else {
+      while (i < line.size() && !blank(i)) f.push_back(line[i++]);
+    }
+    fields.push_back(std::move(f));
+  }
+}
 
 // The one parser of numeric flags: decimal digits only (no sign, no octal,
 // no wrap-around), within [lo, hi]; anything else names the flag and range.
@@ -79,7 +104,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_option("--feature", features, "feature: name[=option=value:option=value...]");
     app.add_option("-o,--output", out.outputs, "result file (one per -d)");
     app.add_option("--distorted_list", dis_list,
-                   "file of distorted inputs, one per line: PATH [OUTPUT]; adds to -d/-o");
+                   "file of distorted inputs, one per line: PATH [OUTPUT] (\"quoted\" where blanks; # comments); adds to -d/-o");
     app.add_flag("--xml", xml, "XML result file (default)");
     app.add_flag("--json", json, "JSON result file");
     app.add_flag("--csv", csv, "CSV result file");
@@ -149,13 +174,15 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     }
     if (ref_path.empty()) fail("the reference (-r/--reference) is required");
     if (!dis_list.empty()) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(dis_list, ec)) fail("--distorted_list " + dis_list + ": is a directory");
       std::ifstream in(dis_list);
       if (!in) fail("--distorted_list: cannot read " + dis_list);
       // Bounded: a list is paths, one per line (not /dev/zero).
       constexpr size_t kMaxList = 1 << 20, kMaxLine = 4096;
       std::string line;
       size_t read = 0;
-      int n = 0;
+      int n = 0, line_no = 0;
       bool outputs = false;
       while (in) {
         line.clear();
@@ -168,10 +195,15 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
         if (read++ > kMaxList)
           fail("--distorted_list " + dis_list + ": not a list of paths (a line above 4096 bytes or a file above 1 MiB)");
         if (!in && line.empty()) break;
-        std::istringstream ss(line);
-        std::string path, output;
-        if (!(ss >> path) || path[0] == '#') continue;
-        ss >> output;
+        ++line_no;
+        const std::optional<std::vector<std::string>> fields = list_fields(line);
+        const std::string where = "--distorted_list " + dis_list + " line " + std::to_string(line_no) + ": ";
+        if (!fields) fail(where + "a quote is not closed");
+        if (fields->empty()) continue;
+        if (fields->size() > 2 || fields->front().empty())
+          fail(where + "not PATH [OUTPUT] (quote a path with blanks: \"my clip.mp4\")");
+        const std::string& path = (*fields)[0];
+        const std::string output = fields->size() > 1 ? (*fields)[1] : "";
         if (n++ == 0) outputs = !output.empty();
         if (outputs != !output.empty())
           fail("--distorted_list " + dis_list + ": give an output on every line or on none");
@@ -179,6 +211,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
         if (!output.empty()) out.outputs.push_back(output);
       }
     }
+    if (dis_paths.empty() && !dis_list.empty()) fail("--distorted_list " + dis_list + ": lists no input");
     if (dis_paths.empty()) fail("the distorted video (-d/--distorted) is required");
     if (!out.outputs.empty() && out.outputs.size() != dis_paths.size())
       fail(std::to_string(dis_paths.size()) + " distorted inputs but " + std::to_string(out.outputs.size()) +
