@@ -73,9 +73,11 @@ Result<std::unique_ptr<VideoSource>> open_source(const std::string& path,
   if (raw && !container) return RawSource::open(std::move(file), *raw);
   // Raw YUV named as such, or any stream that is not Y4M: the size flags are
   // what is missing (FFmpeg reads containers from regular files only).
-  if (has_extension(path, {"yuv"}) || !file.seekable() || path == "-")
-    TWINMAF_FAIL(kBadInput, "{}: {} needs -w/--width, -h/--height, -p/--pixel_format and -b/--bitdepth", path,
-                 file.seekable() ? "raw YUV" : "a stream that is not Y4M (raw YUV)");
+  const bool stream = !file.seekable() || path == "-";
+  if (has_extension(path, {"yuv"}) || stream)
+    TWINMAF_FAIL(kBadInput, "{}: {} needs -w/--width, -h/--height, -p/--pixel_format and -b/--bitdepth{}", path,
+                 stream ? "a stream that is not Y4M (raw YUV)" : "raw YUV",
+                 stream ? " (an mp4/mkv/... is read from a file, not a stream)" : "");
   return open_ffmpeg_source(path);
 }
 

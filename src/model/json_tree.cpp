@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <exception>
+#include <new>
 
 namespace twinmaf::detail {
 namespace {
@@ -169,6 +170,8 @@ Result<JsonNode> parse_json(std::string_view text) {
   try {
     ok = nlohmann::json::sax_parse(text.begin(), text.end(), &builder,
                                    nlohmann::json::input_format_t::json, /*strict=*/true);
+  } catch (const std::bad_alloc&) {
+    TWINMAF_FAIL(kInternal, "JSON: out of memory");
   } catch (const std::exception& e) {
     TWINMAF_FAIL(kInvalidArgument, "JSON: {}", e.what());
   }

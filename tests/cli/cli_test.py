@@ -179,6 +179,13 @@ with tempfile.TemporaryDirectory() as d:
     with open(ref, "rb") as f:
         expect_error("raw stdin without size flags", ["-r", "-", "-d", dis, "-n", "--feature", "psnr"],
                      "needs -w/--width", stdin=f)
+    if subprocess.run(["sh", "-c", "command -v ffmpeg"], capture_output=True).returncode == 0:
+        ffmpeg_mkv = j("piped.mkv")
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-s", f"{w}x{h}", "-pix_fmt",
+                        "yuv420p", "-i", ref, "-c:v", "ffv1", ffmpeg_mkv], check=True)
+        with open(ffmpeg_mkv, "rb") as f:
+            expect_error("an mkv on standard input", ["-r", "-", "-d", dis, "-n", "--feature", "psnr"],
+                         "is read from a file, not a stream", stdin=f)
     expect_error("/dev/zero without size flags", ["-r", "/dev/zero", "-d", dis, "-n", "--feature", "psnr"],
                  "needs -w/--width")
     expect_error("raw .yuv without size flags", ["-r", ref, "-d", dis, "-n", "--feature", "psnr"], "needs -w/--width")
@@ -241,6 +248,11 @@ with tempfile.TemporaryDirectory() as d:
                  "is a directory")
     expect_error("model path is a device", ["-r", ref, "-d", dis, *raw, "--model", "path=/dev/zero"],
                  "model files above", limit_memory=True)
+    if not SANITIZED:  # (ASan bounds single allocations, not the sum)
+        write(j("wide.json"), b'{"a": [' + b"0," * (15 << 20) + b"0]}")
+        expect_error("model larger in memory than the memory", ["-r", ref, "-d", dis, *raw, "--model",
+                                                                 "path=" + j("wide.json")],
+                     "JSON: out of memory", code=1, limit_memory=True)
     expect_error("a feature's backend twice", [*ok, "--backend", "auto,psnr=cpu,psnr=cuda"], "'psnr' is given twice")
     expect_error("model overload for an unused extractor",
                  ["-r", ref, "-d", dis, *raw, "--model", "version=vmaf_v0.6.1:psnr.enable_chroma=false"],
