@@ -48,6 +48,11 @@ def _paths(reference, distorted, options):
 
 
 @twinmaf._takes_options
+def _check_client(client):
+    if not (hasattr(client, "submit") and hasattr(client, "nthreads")):
+        raise ValueError(f"client: expected a distributed.Client, got {type(client).__name__}")
+
+
 def score(client, reference, distorted, *, segment_frames, resources=None, max_pending=None, **options):
     """twinmaf.score on `client`'s cluster, segments of `segment_frames` frames
     as tasks; returns the same Result, bit for bit.
@@ -59,6 +64,7 @@ def score(client, reference, distorted, *, segment_frames, resources=None, max_p
     at least 2). The clip's length need not be known: segments are submitted
     until one comes back short.
     """
+    _check_client(client)
     o = twinmaf._Options.of("score", options)
     segment_frames = twinmaf._unsigned("segment_frames", segment_frames, 1)
     limits = o.limits()
@@ -116,6 +122,7 @@ def score_many(client, pairs, *, resources=None, **kwargs):
     """Scores many (reference, distorted) pairs, one task each, with
     twinmaf.score's keywords; yields (index, Result) as each finishes (the
     index into `pairs`). A pair's error is raised when its turn comes."""
+    _check_client(client)
     pairs = list(pairs)
     for p in pairs:
         if not (isinstance(p, (tuple, list)) and len(p) == 2):

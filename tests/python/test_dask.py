@@ -115,3 +115,10 @@ def test_bad_arguments(client, clips):
         list(twinmaf.dask.score_many(client, pair, nosuch_keyword=1))
     with pytest.raises(ValueError, match="threads"):
         list(twinmaf.dask.score_many(client, pair, threads=-1))
+
+
+def test_a_missing_client_is_named():
+    with pytest.raises(ValueError, match="client: expected a distributed.Client, got NoneType"):
+        twinmaf.dask.score(None, "ref.y4m", "dis.y4m", segment_frames=8)
+    with pytest.raises(ValueError, match="client: expected"):
+        list(twinmaf.dask.score_many(None, [("ref.y4m", "dis.y4m")]))
