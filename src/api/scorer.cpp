@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <filesystem>
+#include <new>
 
 #include <nlohmann/json.hpp>
 
@@ -329,7 +331,15 @@ Status Scorer::open(const VideoFormat& format) {
         TWINMAF_RETURN_IF_ERROR(check(*set.dis[l], m.plan.dis_planes, pushed_name(l), set.index));
       return ok_status();
     };
-    m.loop_status = m.session->run(*m.feed, &m.report, host_check);
+    // An exception must not leave this thread (std::terminate would take the
+    // host program, FFmpeg or Python, with it): it becomes the run's error.
+    try {
+      m.loop_status = m.session->run(*m.feed, &m.report, host_check);
+    } catch (const std::bad_alloc&) {
+      m.loop_status = make_error(Code::kInternal, "out of memory");
+    } catch (const std::exception& e) {
+      m.loop_status = make_error(Code::kInternal, "internal error: {}", e.what());
+    }
     m.feed->stop();
   });
   return ok_status();

@@ -190,3 +190,25 @@ def test_segments_of_every_feature_equal_a_single_run(clips):
         twinmaf._scorer(**cfg).finish_segments(segs[:1])
     with pytest.raises(ValueError, match="corrupt"):
         twinmaf._scorer(**cfg).finish_segments([segs[0][:-5]] + segs[1:])
+
+
+def test_out_of_memory_in_the_frame_loop_is_an_error_not_an_abort():
+    # Under an address-space limit, the loop thread's allocations fail for a
+    # 16384x16384 picture: the run raises, the interpreter lives on.
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, numpy as np, twinmaf\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1700 << 20, 1700 << 20))\n"
+        "a = np.zeros((2, 16384, 16384), np.uint8)\n"
+        "try:\n"
+        "    twinmaf.score(a, a, backend='cpu')\n"
+        "    print('scored')\n"
+        "except (MemoryError, RuntimeError) as e:\n"
+        "    print('raised', e)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(("raised", "scored")), p.stdout
