@@ -47,12 +47,12 @@ def _paths(reference, distorted, options):
     return ref, options.raw(ref), dis, options.raw(dis)
 
 
-@twinmaf._takes_options
 def _check_client(client):
     if not (hasattr(client, "submit") and hasattr(client, "nthreads")):
         raise ValueError(f"client: expected a distributed.Client, got {type(client).__name__}")
 
 
+@twinmaf._takes_options
 def score(client, reference, distorted, *, segment_frames, resources=None, max_pending=None, **options):
     """twinmaf.score on `client`'s cluster, segments of `segment_frames` frames
     as tasks; returns the same Result, bit for bit.
