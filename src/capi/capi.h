@@ -6,6 +6,9 @@
 //   dictionaries, CUDA states, picture buffers) is registered live from
 //   creation to destruction; a call with a handle that is not live (NULL,
 //   closed, freed, never ours) gets -EINVAL instead of touching it.
+// - A context is used by one call at a time (ContextUse): calls on it from
+//   several threads run in turn, and vmaf_close waits for the call in
+//   progress instead of destroying the scorer under it.
 // - No C++ exception crosses the C ABI: every entry point runs its body
 //   through guarded(), which maps bad_alloc to -ENOMEM and anything else to
 //   -EINVAL.
@@ -88,6 +91,15 @@ class Registry {
     if (!p) return false;
     std::lock_guard lock(mutex_);
     return live_.count(p) == 1;
+  }
+  // Counts a user of p (T::users) if p is live, atomically with the check:
+  // remove() and the wait for no users that follows it cannot come between.
+  bool hold(T* p) {
+    if (!p) return false;
+    std::lock_guard lock(mutex_);
+    if (live_.count(p) == 0) return false;
+    p->users.fetch_add(1);
+    return true;
   }
 
  private:
@@ -222,6 +234,36 @@ struct VmafContext {
   twinmaf::capi::Layout cuda_layout;
   std::vector<VmafRef*> cuda_ring;
   unsigned cuda_next = 0;
+  // ContextUse: the calls holding the context, and the one running.
+  std::atomic<unsigned> users{0};
+  std::mutex idle_mutex;
+  std::condition_variable idle;
+  std::recursive_mutex call;  // recursive: pooled scores call the per-index entry points
 
   ~VmafContext();
 };
+
+namespace twinmaf::capi {
+
+// An entry point's use of a context: false where the context is not live;
+// else the call runs alone on it, and vmaf_close waits until it returns.
+class ContextUse {
+ public:
+  explicit ContextUse(VmafContext* v) : v_(live<VmafContext>().hold(v) ? v : nullptr) {
+    if (v_) v_->call.lock();
+  }
+  ~ContextUse() {
+    if (!v_) return;
+    v_->call.unlock();
+    std::lock_guard lock(v_->idle_mutex);
+    if (v_->users.fetch_sub(1) == 1) v_->idle.notify_all();
+  }
+  ContextUse(const ContextUse&) = delete;
+  ContextUse& operator=(const ContextUse&) = delete;
+  explicit operator bool() const { return v_ != nullptr; }
+
+ private:
+  VmafContext* v_;
+};
+
+}  // namespace twinmaf::capi

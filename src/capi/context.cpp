@@ -14,8 +14,6 @@ namespace twinmaf::capi {
 
 namespace {
 
-bool is_live(const VmafContext* v) { return live<VmafContext>().contains(v); }
-
 Result<Scorer*> scorer_of(VmafContext* v) {
   if (!v->scorer) {
     ScorerConfig cfg;
@@ -125,6 +123,10 @@ extern "C" int vmaf_init(VmafContext** vmaf, VmafConfiguration cfg) {
 extern "C" int vmaf_close(VmafContext* vmaf) {
   return guarded("vmaf_close", [&] {
     if (!live<VmafContext>().remove(vmaf)) return -EINVAL;
+    {
+      std::unique_lock lock(vmaf->idle_mutex);
+      vmaf->idle.wait(lock, [&] { return vmaf->users.load() == 0; });
+    }
     delete vmaf;
     return 0;
   });
@@ -132,7 +134,8 @@ extern "C" int vmaf_close(VmafContext* vmaf) {
 
 extern "C" int vmaf_use_features_from_model(VmafContext* vmaf, VmafModel* model) {
   return guarded("vmaf_use_features_from_model", [&] {
-    if (!is_live(vmaf) || !live<VmafModel>().contains(model)) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !live<VmafModel>().contains(model)) return -EINVAL;
     if (vmaf->opened) return fail("vmaf_use_features_from_model", "features are registered before pictures are read");
     auto s = scorer_of(vmaf);
     if (!s.ok()) return fail("vmaf_use_features_from_model", s.status());
@@ -143,7 +146,8 @@ extern "C" int vmaf_use_features_from_model(VmafContext* vmaf, VmafModel* model)
 
 extern "C" int vmaf_use_features_from_model_collection(VmafContext* vmaf, VmafModelCollection* model_collection) {
   return guarded("vmaf_use_features_from_model_collection", [&] {
-    if (!is_live(vmaf) || !live<VmafModelCollection>().contains(model_collection)) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !live<VmafModelCollection>().contains(model_collection)) return -EINVAL;
     if (vmaf->opened)
       return fail("vmaf_use_features_from_model_collection", "features are registered before pictures are read");
     auto s = scorer_of(vmaf);
@@ -155,7 +159,8 @@ extern "C" int vmaf_use_features_from_model_collection(VmafContext* vmaf, VmafMo
 
 extern "C" int vmaf_use_feature(VmafContext* vmaf, const char* feature_name, VmafFeatureDictionary* opts_dict) {
   return guarded("vmaf_use_feature", [&] {
-    if (!is_live(vmaf) || !feature_name) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !feature_name) return -EINVAL;
     if (opts_dict && !live<VmafFeatureDictionary>().contains(opts_dict)) return -EINVAL;
     if (vmaf->opened) return fail("vmaf_use_feature", "features are registered before pictures are read");
     if (!has_feature(feature_name))
@@ -176,7 +181,8 @@ extern "C" int vmaf_use_feature(VmafContext* vmaf, const char* feature_name, Vma
 
 extern "C" int vmaf_import_feature_score(VmafContext* vmaf, const char* feature_name, double value, unsigned index) {
   return guarded("vmaf_import_feature_score", [&] {
-    if (!is_live(vmaf) || !feature_name) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !feature_name) return -EINVAL;
     auto s = scorer_of(vmaf);
     if (!s.ok()) return fail("vmaf_import_feature_score", s.status());
     const Status st = (*s)->import_score(feature_name, index, value);
@@ -187,7 +193,8 @@ extern "C" int vmaf_import_feature_score(VmafContext* vmaf, const char* feature_
 extern "C" int vmaf_read_pictures(VmafContext* vmaf, VmafPicture* ref, VmafPicture* dist, unsigned index) {
   return guarded("vmaf_read_pictures", [&] {
     constexpr std::string_view kWhere = "vmaf_read_pictures";
-    if (!is_live(vmaf)) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use) return -EINVAL;
     if (vmaf->flushed) return fail(kWhere, "the context was flushed");
     if (!ref != !dist) return fail(kWhere, "one picture is NULL (both NULL flush)");
     if (!ref) return flush(vmaf);
@@ -221,7 +228,8 @@ extern "C" int vmaf_read_pictures(VmafContext* vmaf, VmafPicture* ref, VmafPictu
 
 extern "C" int vmaf_score_at_index(VmafContext* vmaf, VmafModel* model, double* score, unsigned index) {
   return guarded("vmaf_score_at_index", [&] {
-    if (!is_live(vmaf) || !live<VmafModel>().contains(model) || !score) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !live<VmafModel>().contains(model) || !score) return -EINVAL;
     auto s = scorer_of(vmaf);
     if (!s.ok()) return fail("vmaf_score_at_index", s.status());
     const Result<double> v = (*s)->predict(model->model, index);
@@ -234,7 +242,8 @@ extern "C" int vmaf_score_at_index(VmafContext* vmaf, VmafModel* model, double* 
 extern "C" int vmaf_score_at_index_model_collection(VmafContext* vmaf, VmafModelCollection* model_collection,
                                                     VmafModelCollectionScore* score, unsigned index) {
   return guarded("vmaf_score_at_index_model_collection", [&] {
-    if (!is_live(vmaf) || !live<VmafModelCollection>().contains(model_collection) || !score) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !live<VmafModelCollection>().contains(model_collection) || !score) return -EINVAL;
     auto s = scorer_of(vmaf);
     if (!s.ok()) return fail("vmaf_score_at_index_model_collection", s.status());
     const Result<CollectionScore> v = (*s)->predict_collection(model_collection->members, index);
@@ -251,7 +260,8 @@ extern "C" int vmaf_score_at_index_model_collection(VmafContext* vmaf, VmafModel
 extern "C" int vmaf_feature_score_at_index(VmafContext* vmaf, const char* feature_name, double* score,
                                            unsigned index) {
   return guarded("vmaf_feature_score_at_index", [&] {
-    if (!is_live(vmaf) || !feature_name || !score) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !feature_name || !score) return -EINVAL;
     auto s = scorer_of(vmaf);
     if (!s.ok()) return fail("vmaf_feature_score_at_index", s.status());
     const std::optional<double> v = (*s)->stored_score(feature_name, index);
@@ -296,7 +306,8 @@ extern "C" int vmaf_feature_score_pooled(VmafContext* vmaf, const char* feature_
                                          VmafPoolingMethod pool_method, double* score, unsigned index_low,
                                          unsigned index_high) {
   return guarded("vmaf_feature_score_pooled", [&] {
-    if (!is_live(vmaf) || !feature_name || !score || index_low > index_high) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !feature_name || !score || index_low > index_high) return -EINVAL;
     return pooled(vmaf, "vmaf_feature_score_pooled", feature_name, pool_method, score, index_low, index_high);
   });
 }
@@ -304,7 +315,8 @@ extern "C" int vmaf_feature_score_pooled(VmafContext* vmaf, const char* feature_
 extern "C" int vmaf_score_pooled(VmafContext* vmaf, VmafModel* model, VmafPoolingMethod pool_method,
                                  double* score, unsigned index_low, unsigned index_high) {
   return guarded("vmaf_score_pooled", [&] {
-    if (!is_live(vmaf) || !live<VmafModel>().contains(model) || !score || index_low > index_high) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !live<VmafModel>().contains(model) || !score || index_low > index_high) return -EINVAL;
     if (!pooling_of(pool_method)) return -EINVAL;
     const int err = for_each_index(vmaf, index_low, index_high, [&](unsigned i) {
       double ignored;
@@ -319,7 +331,8 @@ extern "C" int vmaf_score_pooled_model_collection(VmafContext* vmaf, VmafModelCo
                                                   VmafPoolingMethod pool_method, VmafModelCollectionScore* score,
                                                   unsigned index_low, unsigned index_high) {
   return guarded("vmaf_score_pooled_model_collection", [&] {
-    if (!is_live(vmaf) || !live<VmafModelCollection>().contains(model_collection) || !score ||
+    const ContextUse use(vmaf);
+    if (!use || !live<VmafModelCollection>().contains(model_collection) || !score ||
         index_low > index_high)
       return -EINVAL;
     if (!pooling_of(pool_method)) return -EINVAL;
@@ -345,7 +358,8 @@ extern "C" int vmaf_score_pooled_model_collection(VmafContext* vmaf, VmafModelCo
 extern "C" int vmaf_preallocate_pictures(VmafContext* vmaf, VmafPictureConfiguration cfg) {
   return guarded("vmaf_preallocate_pictures", [&] {
     constexpr std::string_view kWhere = "vmaf_preallocate_pictures";
-    if (!is_live(vmaf)) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use) return -EINVAL;
     if (vmaf->pool) return fail(kWhere, "the context has a picture pool already");
     if (!cfg.pic_cnt) return fail(kWhere, "pic_cnt is 0");
     const auto layout = picture_layout(cfg.pic_params.pix_fmt, cfg.pic_params.bpc, cfg.pic_params.w, cfg.pic_params.h);
@@ -362,7 +376,8 @@ extern "C" int vmaf_preallocate_pictures(VmafContext* vmaf, VmafPictureConfigura
 
 extern "C" int vmaf_fetch_preallocated_picture(VmafContext* vmaf, VmafPicture* pic) {
   return guarded("vmaf_fetch_preallocated_picture", [&] {
-    if (!is_live(vmaf) || !pic) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !pic) return -EINVAL;
     if (!vmaf->pool) return fail("vmaf_fetch_preallocated_picture", "no picture pool (vmaf_preallocate_pictures)");
     vmaf->pool->fetch(pic);
     return 0;
@@ -372,7 +387,8 @@ extern "C" int vmaf_fetch_preallocated_picture(VmafContext* vmaf, VmafPicture* p
 extern "C" int vmaf_write_output(VmafContext* vmaf, const char* output_path, VmafOutputFormat out_format) {
   return guarded("vmaf_write_output", [&] {
     constexpr std::string_view kWhere = "vmaf_write_output";
-    if (!is_live(vmaf) || !output_path) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !output_path) return -EINVAL;
     static constexpr OutputFormat kFormats[] = {OutputFormat::kXml, OutputFormat::kXml, OutputFormat::kJson,
                                                 OutputFormat::kCsv, OutputFormat::kSub};
     if (out_format < VMAF_OUTPUT_FORMAT_XML || out_format > VMAF_OUTPUT_FORMAT_SUB)

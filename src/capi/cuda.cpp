@@ -134,7 +134,8 @@ extern "C" int vmaf_cuda_state_init(VmafCudaState** cu_state, VmafCudaConfigurat
 
 extern "C" int vmaf_cuda_import_state(VmafContext* vmaf, VmafCudaState* cu_state) {
   return guarded("vmaf_cuda_import_state", [&] {
-    if (!live<VmafContext>().contains(vmaf) || !live<VmafCudaState>().contains(cu_state)) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !live<VmafCudaState>().contains(cu_state)) return -EINVAL;
     if (vmaf->cuda == cu_state) return 0;
     if (vmaf->cuda) return fail("vmaf_cuda_import_state", "the context has a CUDA state already");
     // The backend is decided when the context's scorer is made, by its first
@@ -152,7 +153,8 @@ extern "C" int vmaf_cuda_import_state(VmafContext* vmaf, VmafCudaState* cu_state
 extern "C" int vmaf_cuda_preallocate_pictures(VmafContext* vmaf, VmafCudaPictureConfiguration cfg) {
   return guarded("vmaf_cuda_preallocate_pictures", [&] {
     constexpr std::string_view kWhere = "vmaf_cuda_preallocate_pictures";
-    if (!live<VmafContext>().contains(vmaf)) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use) return -EINVAL;
     const VmafCudaPicturePreallocationMethod method = cfg.pic_prealloc_method;
     if (method < VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_NONE || method > VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_HOST_PINNED)
       return fail(kWhere, fmt::format("preallocation method {} is unknown", static_cast<int>(method)));
@@ -181,7 +183,8 @@ extern "C" int vmaf_cuda_preallocate_pictures(VmafContext* vmaf, VmafCudaPicture
 extern "C" int vmaf_cuda_fetch_preallocated_picture(VmafContext* vmaf, VmafPicture* pic) {
   return guarded("vmaf_cuda_fetch_preallocated_picture", [&] {
     constexpr std::string_view kWhere = "vmaf_cuda_fetch_preallocated_picture";
-    if (!live<VmafContext>().contains(vmaf) || !pic) return -EINVAL;
+    const ContextUse use(vmaf);
+    if (!use || !pic) return -EINVAL;
     VmafRef* b = nullptr;
     switch (vmaf->cuda_method) {
       case VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_DEVICE:

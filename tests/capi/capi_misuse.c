@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,25 @@ static VmafContext *context(void)
     VmafConfiguration cfg = {.log_level = VMAF_LOG_LEVEL_NONE};
     if (vmaf_init(&vmaf, cfg)) exit(1);
     return vmaf;
+}
+
+/* A thread reading pictures until a call fails (the context was closed
+ * under it). */
+static void *read_until_closed(void *arg)
+{
+    VmafContext *vmaf = arg;
+    for (unsigned i = 0;; i++) {
+        VmafPicture r, d;
+        if (vmaf_picture_alloc(&r, VMAF_PIX_FMT_YUV420P, 8, 64, 48)) return NULL;
+        if (vmaf_picture_alloc(&d, VMAF_PIX_FMT_YUV420P, 8, 64, 48)) return NULL;
+        fill(&r, i);
+        fill(&d, i + 1);
+        if (vmaf_read_pictures(vmaf, &r, &d, i)) {
+            vmaf_picture_unref(&r);
+            vmaf_picture_unref(&d);
+            return NULL;
+        }
+    }
 }
 
 int main(int argc, char **argv)
@@ -253,6 +273,20 @@ int main(int argc, char **argv)
     CHECK(vmaf_score_pooled(vmaf, model, VMAF_POOL_METHOD_MAX, &s, 0, 0), 0, SHARED);
     TRUE_(s == 76.73384923941074);
     CHECK(vmaf_close(vmaf), 0, SHARED);
+
+    /* vmaf_close while another thread is inside vmaf_read_pictures: the close
+     * waits for that call, later calls get -EINVAL; never a hang or a crash
+     * (libvmaf: undefined). */
+    for (int run = 0; run < (safe_only ? 0 : 40); run++) {
+        vmaf = context();
+        CHECK(vmaf_use_features_from_model(vmaf, model), 0, OURS);
+        pthread_t reader;
+        TRUE_(pthread_create(&reader, NULL, read_until_closed, vmaf) == 0);
+        struct timespec pause = {0, (run % 8) * 1000000L};
+        nanosleep(&pause, NULL);
+        CHECK(vmaf_close(vmaf), 0, OURS);
+        TRUE_(pthread_join(reader, NULL) == 0);
+    }
 
     vmaf_model_destroy(model);
     CHECK(vmaf_use_features_from_model(context(), model), -EINVAL, OURS); /* destroyed model */
