@@ -18,7 +18,7 @@ status=0
 read -r ref dis w h layout bpc frames < <(grep '^s420_' "$clips/clips.txt")
 capi_cuda "$clips/$ref" "$clips/$dis" "$w" "$h" "$bpc" || status=1
 
-command -v ffmpeg >/dev/null || { echo "device_capi: no ffmpeg in the bundle: step 2 skipped"; exit $status; }
+command -v ffmpeg >/dev/null || { echo "device_capi: FAIL: no ffmpeg in the bundle (step 2 cannot run)"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 timed() {  # LABEL command...: runs it, its start and end times into $tmp/LABEL.s

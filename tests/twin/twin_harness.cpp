@@ -3,6 +3,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 
 #include "api/feature_text.h"
@@ -31,6 +32,11 @@ bool have_gpu() {
 #else
   return false;
 #endif
+}
+
+bool gpu_required() {
+  const char* v = std::getenv("TWINMAF_REQUIRE_GPU");
+  return v && std::string_view(v) == "1";
 }
 
 Clip noise_clip(const VideoFormat& f, int frames, uint64_t seed) {

@@ -16,8 +16,14 @@ namespace twinmaf::test {
 
 bool have_gpu();
 
-#define REQUIRE_GPU() \
-  if (!::twinmaf::test::have_gpu()) GTEST_SKIP() << "skipped: no GPU"
+// Skips where no GPU is found; fails instead under TWINMAF_REQUIRE_GPU=1
+// (the GPU host's run.sh), so a broken device cannot pass as skipped.
+bool gpu_required();
+#define REQUIRE_GPU()                                                               \
+  if (!::twinmaf::test::have_gpu()) {                                               \
+    if (::twinmaf::test::gpu_required()) FAIL() << "no GPU, and TWINMAF_REQUIRE_GPU=1"; \
+    GTEST_SKIP() << "skipped: no GPU";                                              \
+  }
 
 struct Clip {
   VideoFormat f;
