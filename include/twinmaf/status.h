@@ -19,6 +19,7 @@ enum class Code {
   kUnsupported,      // valid request this build or feature cannot do
   kIo,               // open/read/write failures
   kInternal,         // broken invariant or device error
+  kCancelled,        // Scorer::cancel()
 };
 
 class [[nodiscard]] Status {
@@ -36,6 +37,7 @@ class [[nodiscard]] Status {
     switch (code_) {
       case Code::kOk: return 0;
       case Code::kInternal: return 1;
+      case Code::kCancelled: return 130;  // as a shell reports SIGINT
       default: return 2;
     }
   }

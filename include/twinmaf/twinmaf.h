@@ -291,7 +291,10 @@ struct ModelSummary {
 };
 
 struct RunInfo {
-  unsigned frames = 0;                // frames scored
+  unsigned frames = 0;                // frames scored (the longest distorted input's)
+  // Per distorted input: its frames scored. Each input is scored over its own
+  // length (the shorter of it and the reference), as a job of its own would.
+  std::vector<unsigned> lane_frames;
   std::vector<InputDecoding> decoding;  // the inputs that decode, reference first
   double seconds = 0;                 // the whole job
   double loop_seconds = 0;            // the frame loop: first frame read to last finished
@@ -314,6 +317,11 @@ class Scorer {
   ~Scorer();
   Scorer(const Scorer&) = delete;
   Scorer& operator=(const Scorer&) = delete;
+
+  // From any thread while this Scorer works: the running score(),
+  // compute_segment() or pushed-picture loop stops at the next frame and
+  // fails with Code::kCancelled (the only call that may overlap another).
+  void cancel();
 
   // Whole inputs: `distorted` holds cfg.distorted files.
   Status score(const InputFile& reference, const std::vector<InputFile>& distorted, const RunLimits& limits = {});
@@ -385,7 +393,7 @@ class Scorer {
   Result<CollectionScore> predict_collection(const ModelHandle& members, unsigned frame, unsigned lane = 0);
 
   // Results, after score() or flush(); `lane` selects the distorted input.
-  unsigned frames() const;
+  unsigned frames(unsigned lane = 0) const;  // the frames scored in distorted input `lane`
   // Metric names in libvmaf's output order and spelling (its JSON "metrics"),
   // model scores included.
   std::vector<std::string> metrics(unsigned lane = 0) const;

@@ -3,11 +3,17 @@
 // file only converts: texts and numbers in, Status out as exceptions
 // (ValueError for what the caller can fix, OSError for files, RuntimeError
 // for internal errors), pictures in from buffers, results out as Python
-// objects. Long calls release the GIL.
+// objects. Long calls release the GIL and run on a thread of their own while
+// the caller's thread waits for them and for signals: Ctrl-C cancels the run
+// (Scorer::cancel) and raises KeyboardInterrupt once it has stopped. A Scorer
+// is used by one Python thread at a time: a call while another thread's
+// long call runs raises RuntimeError instead of reading half-written results.
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -15,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "twinmaf/twinmaf.h"
@@ -97,6 +104,7 @@ class PyScorer {
           (*cb)(p.frames, p.seconds);
         } catch (py::error_already_set& e) {
           progress_error_ = std::make_unique<py::error_already_set>(std::move(e));
+          scorer_->cancel();  // the callback's exception ends the run
         }
       };
     }
@@ -117,12 +125,8 @@ class PyScorer {
     std::vector<twinmaf::InputFile> d;
     for (const std::string& p : dis) d.push_back({p, raw_params(dis_raw)});
     const twinmaf::RunLimits limits{frame_cnt, skip_ref, skip_dis};
-    twinmaf::Status st;
-    {
-      py::gil_scoped_release nogil;
-      st = scorer_->score(r, d, limits);
-    }
-    after_frames(st);
+    const Busy busy(*this, "score()");
+    after_frames(interruptible([&] { return scorer_->score(r, d, limits); }));
   }
 
   // Distributed runs: the terms of frames [first, first + count) of files.
@@ -133,12 +137,12 @@ class PyScorer {
     std::vector<twinmaf::InputFile> d;
     for (const std::string& p : dis) d.push_back({p, raw_params(dis_raw)});
     const twinmaf::RunLimits limits{frame_cnt, skip_ref, skip_dis};
+    const Busy busy(*this, "compute_segment()");
     std::optional<twinmaf::Result<std::string>> out;
-    {
-      py::gil_scoped_release nogil;
+    after_frames(interruptible([&] {
       out.emplace(scorer_->compute_segment(r, d, first, count, limits));
-    }
-    after_frames(out->status());
+      return out->status();
+    }));
     return py::bytes(**out);
   }
 
@@ -150,17 +154,14 @@ class PyScorer {
       if (PyBytes_AsStringAndSize(b.ptr(), &data, &n) != 0) throw py::error_already_set();
       views.emplace_back(data, static_cast<size_t>(n));
     }
-    twinmaf::Status st;
-    {
-      py::gil_scoped_release nogil;
-      st = scorer_->finish_segments(views);
-    }
-    after_frames(st);
+    const Busy busy(*this, "finish_segments()");
+    after_frames(interruptible([&] { return scorer_->finish_segments(views); }));
   }
 
   void open(int w, int h, const std::string& pix_fmt, int bpc) {
     const auto fmt = twinmaf::parse_pix_fmt(pix_fmt);
     if (!fmt) throw py::value_error("pixel_format '" + pix_fmt + "': should be 420, 422, 444 or 400");
+    const Busy busy(*this, "open()");
     fmt_ = twinmaf::VideoFormat{w, h, *fmt, bpc};
     check(scorer_->open(fmt_));
   }
@@ -170,6 +171,7 @@ class PyScorer {
   // depth 8, uint16 above.
   void push(const std::vector<std::vector<py::buffer>>& pictures) {
     if (pictures.empty()) throw py::value_error("push(): no pictures");
+    const Busy busy(*this, "push()");
     std::vector<twinmaf::PicturePtr> pics;
     for (size_t k = 0; k < pictures.size(); ++k) {
       auto pic = scorer_->new_picture();
@@ -192,22 +194,25 @@ class PyScorer {
   }
 
   void flush() {
-    twinmaf::Status st;
-    {
-      py::gil_scoped_release nogil;
-      st = scorer_->flush();
-    }
-    after_frames(st);
+    const Busy busy(*this, "flush()");
+    after_frames(interruptible([&] { return scorer_->flush(); }));
   }
 
-  unsigned frames() const { return scorer_->frames(); }
-  std::vector<std::string> metrics(unsigned lane) const { return scorer_->metrics(lane); }
+  unsigned frames() const {
+    check_idle();
+    return scorer_->frames();
+  }
+  std::vector<std::string> metrics(unsigned lane) const {
+    check_idle();
+    return scorer_->metrics(lane);
+  }
 
   // One dict per frame: metric -> value, for the metrics computed there.
   py::list frame_values(unsigned lane) const {
+    check_idle();
     const std::vector<std::string> names = scorer_->metrics(lane);
     py::list out;
-    for (unsigned i = 0; i < scorer_->frames(); ++i) {
+    for (unsigned i = 0; i < scorer_->frames(lane); ++i) {
       py::dict d;
       for (const std::string& m : names)
         if (auto v = scorer_->score(m, i, lane)) d[py::str(m)] = *v;
@@ -219,6 +224,7 @@ class PyScorer {
   // metric -> {'min', 'max', 'mean', 'harmonic_mean'} (libvmaf's
   // pooled_metrics).
   py::dict pooled(unsigned lane) const {
+    check_idle();
     py::dict out;
     for (const std::string& m : scorer_->metrics(lane)) {
       auto p = scorer_->pooled(m, lane);
@@ -233,23 +239,30 @@ class PyScorer {
     return out;
   }
 
-  std::vector<std::pair<std::string, double>> aggregates(unsigned lane) const { return scorer_->aggregates(lane); }
+  std::vector<std::pair<std::string, double>> aggregates(unsigned lane) const {
+    check_idle();
+    return scorer_->aggregates(lane);
+  }
 
   std::vector<std::pair<std::string, std::string>> summary(unsigned lane) const {
+    check_idle();
     std::vector<std::pair<std::string, std::string>> out;
     for (const twinmaf::ModelSummary& s : scorer_->summary(lane)) out.emplace_back(s.label, s.text);
     return out;
   }
 
   std::string format(const std::string& fmt, unsigned lane, const std::string& prec) const {
+    check_idle();
     return scorer_->format(output_format(fmt), lane, precision(prec));
   }
 
   void write(const std::string& path, const std::string& fmt, unsigned lane, const std::string& prec) const {
+    check_idle();
     check(scorer_->write(path, output_format(fmt), lane, precision(prec)));
   }
 
   py::dict info() const {
+    check_idle();
     const twinmaf::RunInfo& i = scorer_->info();
     py::dict d;
     d["frames"] = i.frames;
@@ -272,6 +285,69 @@ class PyScorer {
   }
 
  private:
+  // A long call in progress (flag read and written under the GIL).
+  class Busy {
+   public:
+    Busy(PyScorer& s, const char* call) : s_(s) {
+      s.check_idle();
+      s.busy_ = call;
+    }
+    ~Busy() { s_.busy_ = nullptr; }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    PyScorer& s_;
+  };
+  void check_idle() const {
+    if (busy_)
+      throw std::runtime_error(std::string("twinmaf.Scorer: ") + busy_ +
+                               " is running on another thread; a Scorer is used by one thread at a time");
+  }
+
+  // Runs body (a long call, GIL released) on a thread of its own; this
+  // thread waits, checking for signals every 50 ms: one cancels the run,
+  // waits for it to stop and raises the signal's exception.
+  template <typename F>
+  twinmaf::Status interruptible(F&& body) {
+    std::mutex mutex;
+    std::condition_variable ended;
+    bool done = false;
+    twinmaf::Status st;
+    std::thread run([&] {
+      twinmaf::Status s;
+      try {
+        s = body();
+      } catch (const std::bad_alloc&) {
+        s = twinmaf::Status(twinmaf::Code::kInternal, "out of memory");
+      } catch (const std::exception& e) {
+        s = twinmaf::Status(twinmaf::Code::kInternal, std::string("internal error: ") + e.what());
+      }
+      std::lock_guard lock(mutex);
+      st = std::move(s);
+      done = true;
+      ended.notify_all();
+    });
+    bool interrupted = false;
+    for (;;) {
+      {
+        py::gil_scoped_release nogil;
+        std::unique_lock lock(mutex);
+        if (ended.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) break;
+      }
+      if (!interrupted && PyErr_CheckSignals() != 0) {
+        interrupted = true;
+        scorer_->cancel();
+      }
+    }
+    {
+      py::gil_scoped_release nogil;
+      run.join();
+    }
+    if (interrupted) throw py::error_already_set();
+    return st;
+  }
+
   void copy_plane(const py::buffer& buf, twinmaf::Picture& pic, int p) const {
     const py::buffer_info b = buf.request();
     const int w = fmt_.stored_w(p), h = fmt_.stored_h(p);
@@ -302,6 +378,7 @@ class PyScorer {
   twinmaf::VideoFormat fmt_;
   std::shared_ptr<py::object> progress_;
   std::unique_ptr<py::error_already_set> progress_error_;
+  const char* busy_ = nullptr;  // the long call running, if any
 };
 
 }  // namespace

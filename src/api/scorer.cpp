@@ -118,7 +118,9 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
 }
 
 Status Scorer::Impl::predict() {
-  info.frames = report.frames;
+  lane_frames.resize(session->lanes(), report.frames);
+  info.frames = *std::max_element(lane_frames.begin(), lane_frames.end());
+  info.lane_frames = lane_frames;
   info.warnings = report.warnings;
   info.profile = report.profile;
   info.device = report.device;
@@ -132,7 +134,7 @@ Status Scorer::Impl::predict() {
   for (unsigned l = 0; l < session->lanes(); ++l) {
     Collector& c = session->collector(l);
     // libvmaf scores every model's frames, then every collection's outputs.
-    for (unsigned i = 0; i < report.frames; ++i) {
+    for (unsigned i = 0; i < lane_frames[l]; ++i) {
       if (subsample > 1 && i % subsample) continue;
       for (const LoadedModel& m : models) TWINMAF_RETURN_IF_ERROR(m.predict_main(c, i));
       for (const LoadedModel& m : models)
@@ -210,11 +212,11 @@ unsigned expected_frames(const VideoSource& ref, const std::vector<VideoSource*>
   return limits.frame_cnt ? std::min(total, limits.frame_cnt) : total;
 }
 
-// An input that can be read twice (--align reads its start, then scores it).
-Status check_rereadable(const InputFile& f) {
+// An input that can be read twice, for `why`.
+Status check_rereadable(const InputFile& f, std::string_view why) {
   std::error_code ec;
   if (f.path == "-" || !std::filesystem::is_regular_file(f.path, ec))
-    TWINMAF_FAIL(kInvalidArgument, "{}: alignment reads the inputs twice; give a file, not a stream", f.path);
+    TWINMAF_FAIL(kInvalidArgument, "{}: {} reads the inputs twice; give a file, not a stream", f.path, why);
   return ok_status();
 }
 
@@ -269,14 +271,16 @@ Result<Scorer::Impl::Inputs> Scorer::Impl::open_inputs(const InputFile& referenc
   return in;
 }
 
+void Scorer::cancel() { impl_->session->config().cancel->store(true); }
+
 Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& distorted, const RunLimits& limits) {
   Impl& m = *impl_;
   TWINMAF_RETURN_IF_ERROR(m.begin(distorted.size()));
   std::vector<unsigned> skip_dis(distorted.size(), limits.skip_dis);
   RunLimits run_limits = limits;
   if (m.cfg.align > 0) {
-    TWINMAF_RETURN_IF_ERROR(check_rereadable(reference));
-    for (const InputFile& f : distorted) TWINMAF_RETURN_IF_ERROR(check_rereadable(f));
+    TWINMAF_RETURN_IF_ERROR(check_rereadable(reference, "alignment"));
+    for (const InputFile& f : distorted) TWINMAF_RETURN_IF_ERROR(check_rereadable(f, "alignment"));
     TWINMAF_ASSIGN_OR_RETURN(Impl::Inputs probe, m.open_inputs(reference, distorted));
     TWINMAF_RETURN_IF_ERROR(probe.ref->skip(limits.skip_ref));
     for (const auto& d : probe.dis) TWINMAF_RETURN_IF_ERROR(d->skip(limits.skip_dis));
@@ -294,17 +298,73 @@ Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& d
                                   found[l].psnr, found[l].psnr_zero, found[l].ambiguous});
     }
   }
-  TWINMAF_ASSIGN_OR_RETURN(Impl::Inputs in, m.open_inputs(reference, distorted));
-  m.info.scaled = in.scaled;
   m.reference_path = reference.path;
   for (const InputFile& f : distorted) m.distorted_paths.push_back(f.path);
-  m.total = expected_frames(*in.ref, in.dis_ptrs, run_limits, skip_dis);
-  const Status st = m.session->run(*in.ref, in.dis_ptrs, run_limits, &m.report, skip_dis);
-  m.info.warnings = m.report.warnings;
-  m.info.profile = m.report.profile;
-  m.info.decoding = m.report.decoding;
-  TWINMAF_RETURN_IF_ERROR(st);
+  TWINMAF_RETURN_IF_ERROR(m.run_files(reference, distorted, run_limits, skip_dis));
   return m.predict();
+}
+
+Status Scorer::Impl::run_files(const InputFile& reference, const std::vector<InputFile>& distorted,
+                               const RunLimits& limits, const std::vector<unsigned>& skip_dis) {
+  {
+    TWINMAF_ASSIGN_OR_RETURN(Inputs in, open_inputs(reference, distorted));
+    info.scaled = in.scaled;
+    total = expected_frames(*in.ref, in.dis_ptrs, limits, skip_dis);
+    const Status st = session->run(*in.ref, in.dis_ptrs, limits, &report, skip_dis);
+    info.warnings = report.warnings;
+    info.profile = report.profile;
+    info.decoding = report.decoding;
+    TWINMAF_RETURN_IF_ERROR(st);
+  }
+  lane_frames.assign(session->lanes(), report.frames);
+  const std::vector<size_t> longer = longer_lanes();
+  if (longer.empty()) return ok_status();
+  // Each input with frames left is scored again, alone with the reference
+  // and the other such inputs, from the start: a run that gives it the
+  // values of a job of its own.
+  constexpr std::string_view kWhy = "scoring each distorted input over its own length";
+  TWINMAF_RETURN_IF_ERROR(check_rereadable(reference, kWhy));
+  Impl again;
+  again.cfg = cfg;
+  again.labels = labels;
+  TWINMAF_ASSIGN_OR_RETURN(again.session, session->fresh(static_cast<unsigned>(longer.size())));
+  std::vector<InputFile> files;
+  std::vector<unsigned> skips;
+  for (size_t l : longer) {
+    TWINMAF_RETURN_IF_ERROR(check_rereadable(distorted[l], kWhy));
+    files.push_back(distorted[l]);
+    skips.push_back(skip_dis.empty() ? limits.skip_dis : skip_dis[l]);
+  }
+  TWINMAF_RETURN_IF_ERROR(again.run_files(reference, files, limits, skips));
+  for (size_t j = 0; j < longer.size(); ++j) {
+    session->collector(static_cast<unsigned>(longer[j])) = std::move(again.session->collector(static_cast<unsigned>(j)));
+    lane_frames[longer[j]] = again.lane_frames[j];
+  }
+  for (const std::string& w : again.report.warnings) report.warnings.push_back(w);
+  for (const InputDecoding& d : again.report.decoding) report.decoding.push_back(d);
+  for (const std::string& p : again.report.profile) report.profile.push_back(p);
+  info.warnings = report.warnings;
+  info.profile = report.profile;
+  info.decoding = report.decoding;
+  return ok_status();
+}
+
+std::vector<size_t> Scorer::Impl::longer_lanes() const {
+  std::vector<size_t> longer;
+  const std::vector<bool>& ended = report.ended;
+  if (ended.empty() || ended[0]) return longer;  // the reference ended: every input ends there
+  for (size_t l = 0; l + 1 < ended.size(); ++l)
+    if (!ended[l + 1]) longer.push_back(l);
+  return longer;
+}
+
+Status Scorer::Impl::check_one_length(const std::vector<InputFile>& distorted) const {
+  const std::vector<size_t> longer = longer_lanes();
+  if (!longer.empty())
+    TWINMAF_FAIL(kInvalidArgument,
+                 "{} is longer than another distorted input: a distributed run scores inputs of one length "
+                 "(score it in a job of its own)", distorted[longer[0]].path);
+  return ok_status();
 }
 
 Status Scorer::open(const VideoFormat& format) {
@@ -499,7 +559,10 @@ Result<CollectionScore> Scorer::predict_collection(const ModelHandle& members, u
   return CollectionScore{s.bagging, s.stddev, s.ci_p95_lo, s.ci_p95_hi};
 }
 
-unsigned Scorer::frames() const { return impl_->info.frames; }
+unsigned Scorer::frames(unsigned lane) const {
+  const RunInfo& i = impl_->info;
+  return lane < i.lane_frames.size() ? i.lane_frames[lane] : i.frames;
+}
 
 std::vector<std::string> Scorer::metrics(unsigned lane) const {
   std::vector<std::string> names;
@@ -521,7 +584,7 @@ Result<Pooled> Scorer::pooled(std::string_view metric, unsigned lane) const {
   if (lane >= impl_->session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
   const Collector::Column* c = impl_->column(metric, lane);
   if (!c) TWINMAF_FAIL(kInvalidArgument, "no metric '{}' was computed", metric);
-  const unsigned n = impl_->info.frames, sub = impl_->session->config().subsample;
+  const unsigned n = frames(lane), sub = impl_->session->config().subsample;
   return Pooled{pool_metric(*c, PoolMethod::kMin, n, sub), pool_metric(*c, PoolMethod::kMax, n, sub),
                 pool_metric(*c, PoolMethod::kMean, n, sub), pool_metric(*c, PoolMethod::kHarmonicMean, n, sub)};
 }
@@ -536,7 +599,7 @@ std::vector<ModelSummary> Scorer::summary(unsigned lane) const {
   const Impl& m = *impl_;
   if (!m.done || lane >= m.session->lanes()) return out;
   const Collector& c = m.session->collector(lane);
-  const unsigned n = m.info.frames, sub = m.session->config().subsample;
+  const unsigned n = m.lane_frames[lane], sub = m.session->config().subsample;
   const auto mean_of = [&](const std::string& name) -> double {
     for (const Collector::Column& col : c.columns())
       if (col.name == name) return pool_metric(col, PoolMethod::kMean, n, sub);
@@ -572,7 +635,7 @@ OutputInfo Scorer::Impl::output_info(Precision precision, unsigned lane) const {
   out.fps = m.info.seconds > 0 ? m.info.frames / m.info.seconds : 0.0;
   out.width = m.fmt.w;
   out.height = m.fmt.h;
-  out.frames = m.info.frames;
+  out.frames = lane < m.lane_frames.size() ? m.lane_frames[lane] : m.info.frames;
   out.subsample = m.session->config().subsample;
   // Recorded only when a GPU computed something, so CPU files stay
   // byte-identical to libvmaf's.
@@ -598,7 +661,7 @@ OutputInfo Scorer::Impl::output_info(Precision precision, unsigned lane) const {
     const Collector& c = m.session->collector(lane);
     for (const Collector::Column& col : c.columns()) {
       const std::string_view name = feature_name_alias(col.name);
-      const auto s = series_stats(col, name, m.info.frames, m.session->config().subsample, kStatsWorstFrames);
+      const auto s = series_stats(col, name, out.frames, m.session->config().subsample, kStatsWorstFrames);
       if (!s) continue;
       const auto num = [&](double v) { return format_number(v, precision); };
       std::string worst;
@@ -631,7 +694,7 @@ Result<Stats> Scorer::stats(std::string_view metric, unsigned lane) const {
   if (lane >= impl_->session->lanes()) TWINMAF_FAIL(kInvalidArgument, "no distorted input {}", lane);
   const Collector::Column* c = impl_->column(metric, lane);
   if (!c) TWINMAF_FAIL(kInvalidArgument, "no metric '{}' was computed", metric);
-  const auto s = series_stats(*c, feature_name_alias(c->name), impl_->info.frames, impl_->session->config().subsample,
+  const auto s = series_stats(*c, feature_name_alias(c->name), frames(lane), impl_->session->config().subsample,
                               kStatsWorstFrames);
   if (!s) TWINMAF_FAIL(kInvalidArgument, "metric '{}' has no finite value", metric);
   return Stats{s->count, s->non_finite, s->mean, s->stddev, s->p1, s->p5, s->p50, s->p95, s->p99, s->worst};

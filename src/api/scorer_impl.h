@@ -106,6 +106,7 @@ struct Scorer::Impl {
   std::thread loop;
   Status loop_status;
 
+  std::vector<unsigned> lane_frames;  // per distorted input: frames scored (predict() fills what is unset)
   unsigned pushed = 0;
   unsigned total = 0;  // Progress::total
   std::string reference_path;                // score()'s inputs
@@ -140,6 +141,15 @@ struct Scorer::Impl {
   Status begin(size_t distorted);
   // score()'s and compute_segment()'s inputs, opened and checked; sets fmt.
   Result<Inputs> open_inputs(const InputFile& reference, const std::vector<InputFile>& distorted);
+  // score()'s run on `distorted` (each with its skip) of the inputs, every
+  // distorted input scored over its own length (lane_frames).
+  Status run_files(const InputFile& reference, const std::vector<InputFile>& distorted, const RunLimits& limits,
+                   const std::vector<unsigned>& skip_dis);
+  // Distorted inputs that had frames left where the run stopped at a shorter
+  // one (report.ended): run_files scores them again; a distributed run
+  // (compute_segment) cannot, and fails naming one.
+  std::vector<size_t> longer_lanes() const;
+  Status check_one_length(const std::vector<InputFile>& distorted) const;
   Status predict();
   OutputInfo output_info(Precision precision, unsigned lane) const;
   Status check_done() const {

@@ -70,6 +70,7 @@ Result<std::string> Scorer::compute_segment(const InputFile& reference, const st
   const Status st = m.session->run_segment(*in.ref, in.dis_ptrs, limits, first, count, sink, &m.report);
   m.info.warnings = m.report.warnings;
   TWINMAF_RETURN_IF_ERROR(st);
+  TWINMAF_RETURN_IF_ERROR(m.check_one_length(distorted));
   m.info.frames = frames;
   std::string out(kMagic);
   ByteWriter h(out);

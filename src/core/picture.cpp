@@ -7,6 +7,8 @@
 #include <cstring>
 #include <new>
 
+#include <sys/mman.h>
+
 namespace twinmaf {
 
 std::string_view pix_fmt_name(PixFmt fmt) {
@@ -59,14 +61,35 @@ Status validate_format(const VideoFormat& f) {
 
 namespace {
 
+// Zeroed pictures, 64-byte aligned, after a header holding the size of
+// their mapping (0: the heap). Large ones are fresh anonymous pages: zero,
+// and memory only once written, so a picture whose frame never arrives (a
+// stream declaring a huge size, then ending) costs address space only.
 class HostAllocator final : public PictureAllocator {
  public:
   void* allocate(std::size_t bytes) override {
-    void* p = ::operator new(bytes, std::align_val_t{64});
-    std::memset(p, 0, bytes);
-    return p;
+    const std::size_t total = bytes + kHeader;
+    void* m;
+    if (bytes >= kMappedFrom) {
+      m = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED) throw std::bad_alloc();
+      *static_cast<std::size_t*>(m) = total;
+    } else {
+      m = ::operator new(total, std::align_val_t{kHeader});
+      std::memset(m, 0, total);
+    }
+    return static_cast<uint8_t*>(m) + kHeader;
   }
-  void deallocate(void* p) override { ::operator delete(p, std::align_val_t{64}); }
+  void deallocate(void* p) override {
+    uint8_t* m = static_cast<uint8_t*>(p) - kHeader;
+    const std::size_t mapped = *reinterpret_cast<std::size_t*>(m);
+    if (mapped) ::munmap(m, mapped);
+    else ::operator delete(m, std::align_val_t{kHeader});
+  }
+
+ private:
+  static constexpr std::size_t kHeader = 64;
+  static constexpr std::size_t kMappedFrom = std::size_t{64} << 20;
 };
 
 constexpr std::ptrdiff_t kStrideAlign = 64;

@@ -122,15 +122,19 @@ Result<bool> InputReader::deliver(Read& r, FrameSet* out) {
   size_t n_ended = 0;
   for (size_t k = 0; k < r.got.size(); ++k) n_ended += ended(k);
   if (n_ended) {
-    // An input that ended before any frame: the run's error says so.
-    if (n_ended < r.got.size() && first_index_ + next_ > 0) {
-      const VideoSource* other = nullptr;
-      for (size_t k = 0; k < r.got.size() && !other; ++k)
-        if (!ended(k)) other = sources_[k];
-      for (size_t k = 0; k < r.got.size(); ++k)
-        if (ended(k))
-          warnings_->push_back(fmt::format("\"{}\" ended before \"{}\"; scored the first {} frames",
-                                           sources_[k]->path(), other->path(), first_index_ + next_));
+    // Libvmaf's warning, per pair of the reference and a distorted input of
+    // different lengths. An input that ended before any frame: the run's
+    // error says so.
+    if (n_ended < r.got.size())
+      for (size_t k = 0; k < r.got.size(); ++k) ended_.push_back(ended(k));
+    if (!ended_.empty() && first_index_ + next_ > 0) {
+      for (size_t k = 1; k < r.got.size(); ++k) {
+        if (ended(k) == ended(0)) continue;
+        const VideoSource* first = ended(0) ? sources_[0] : sources_[k];
+        const VideoSource* other = ended(0) ? sources_[k] : sources_[0];
+        warnings_->push_back(fmt::format("\"{}\" ended before \"{}\"; scored the first {} frames", first->path(),
+                                         other->path(), first_index_ + next_));
+      }
     }
     return false;
   }

@@ -1,7 +1,10 @@
 // Reads a reference and its distorted inputs in lockstep into pictures of a
 // pool (per input, where source_pools names one: NVDEC's inputs read into
 // device memory), applying --frame_cnt. An input ending before another ends the run
-// with libvmaf's warning; read errors end it with the error.
+// with libvmaf's warning for each pair (the reference and a distorted input)
+// of different lengths, and ended() says which inputs had ended (a distorted
+// input that had not is scored again alone: api/scorer.cpp); read errors end
+// it with the error.
 //
 // With threads > 1 and random-access sources only (raw YUV), `threads`
 // workers read frames ahead in parallel (positional reads, at most
@@ -40,6 +43,9 @@ class InputReader final : public FrameFeed {
   // The next frame set; false at the end.
   Result<bool> next(FrameSet* out) override;
   std::string describe() const override;
+  // After the end: per input (the reference first), whether it had ended
+  // there. Empty where none or all had (--frame_cnt, equal lengths).
+  const std::vector<bool>& ended() const { return ended_; }
 
  private:
   struct Read {
@@ -59,6 +65,7 @@ class InputReader final : public FrameFeed {
   std::vector<std::string>* warnings_;
   unsigned next_ = 0;
   bool done_ = false;
+  std::vector<bool> ended_;
 
   // Parallel and stream modes.
   std::vector<std::thread> workers_;

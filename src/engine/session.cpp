@@ -35,6 +35,19 @@ Status Session::add(const FeatureSpec& spec, const OptionDict& opts) {
   return ok_status();
 }
 
+Result<std::unique_ptr<Session>> Session::fresh(unsigned lanes) const {
+  SessionConfig cfg = cfg_;
+  cfg.on_frame = nullptr;
+  auto s = std::make_unique<Session>(std::move(cfg), lanes);
+  s->gpu_ = gpu_;
+  for (const Registered& r : lanes_[0].features)
+    for (Lane& lane : s->lanes_) {
+      TWINMAF_ASSIGN_OR_RETURN(std::unique_ptr<Extractor> ex, r.spec->create(r.options));
+      lane.features.push_back(Registered{r.spec, r.options, r.key, std::move(ex)});
+    }
+  return s;
+}
+
 Status Session::use_feature(std::string_view name, const OptionDict& opts) {
   const FeatureSpec* spec = find_feature(name);
   if (!spec) {
@@ -238,6 +251,10 @@ class Session::Stages final : public LoopStages {
 
   std::unique_ptr<LoopFrame> admit() override {
     auto w = std::make_unique<LoopFrame>();
+    if (s_.cfg_.cancel->load()) {
+      read_error_ = Status(Code::kCancelled, "cancelled");
+      return nullptr;
+    }
     auto t = Clock::now();
     Result<bool> got = feed_.next(&w->set);
     times_.read.add(t);
@@ -490,6 +507,7 @@ Status Session::run_files(VideoSource& ref, const std::vector<VideoSource*>& dis
     return ok_status();
   };
   const Status st = run(reader, &rep, host_check);
+  rep.ended = reader.ended();
   for (size_t k = 0; k < sources.size(); ++k) {
     const VideoSource::DecodeStats s = sources[k]->decode_stats();
     if (s.decoder.empty()) continue;

@@ -14,6 +14,7 @@
 // each feature's backend, says what the inputs must provide), run(feed).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -59,6 +60,9 @@ struct SessionConfig {
   // Called after frame `index` is finished in every lane (frames in order, on
   // the loop's finishing thread).
   std::function<void(unsigned index)> on_frame;
+  // Set from any thread: the run stops reading frames and fails with
+  // Code::kCancelled (shared by the sessions of one job).
+  std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   // Tests: every frame's terms of every feature just before finish().
   std::function<void(unsigned index, unsigned lane, size_t feature, const FrameTerms&)> on_terms;
 };
@@ -67,6 +71,9 @@ struct RunReport {
   unsigned frames = 0;
   std::vector<InputDecoding> decoding;  // files that decode, reference first
   std::vector<std::string> warnings;
+  // Files of different lengths: per input (the reference first), whether it
+  // had ended where the run stopped (InputReader::ended()); else empty.
+  std::vector<bool> ended;
   std::vector<std::string> profile;  // lines of the --profile table
   std::string device;                // GPU used, if any
   double loop_seconds = 0;           // first frame read to last frame finished
@@ -83,6 +90,11 @@ class Session {
   Status use_feature(std::string_view name, const OptionDict& opts);
   // A model's feature: registers the feature providing `provided_name`.
   Status use_feature_providing(std::string_view provided_name, const OptionDict& opts);
+
+  // A new session of `lanes` lanes with this one's configuration (without
+  // on_frame), features and GPU context, not prepared (a re-run of some of
+  // the inputs).
+  Result<std::unique_ptr<Session>> fresh(unsigned lanes) const;
 
   // Starts the GPU's start-up in the background (gpu::begin_context) when a
   // registered feature may run there. After registration.

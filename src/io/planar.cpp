@@ -1,5 +1,6 @@
 #include "io/planar.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -34,23 +35,41 @@ Result<bool> read_packed_frame(const FileReader& file, uint64_t offset, Picture&
     TWINMAF_FAIL(kBadInput, "{}: frame {} is truncated ({} of {} bytes)", file.path(), frame, have, total);
   };
   uint64_t pos = offset;
+  // Planes whose rows are not the picture's rows, and a stream's planes no
+  // feature needs, pass through a scratch of at most kChunkBytes (or one
+  // row): memory follows the bytes that arrive, whatever size a header
+  // declares.
+  constexpr size_t kChunkBytes = size_t{4} << 20;
   thread_local std::vector<uint8_t> scratch;
   for (int p = 0; p < f.planes(); ++p) {
     const uint64_t bytes = packed_plane_bytes(f, p);
     // A stream reads the planes no feature needs too: they must be there.
     if (p < planes || !file.seekable()) {
       const size_t row = size_t(f.stored_w(p)) * size_t(f.bytes_per_sample());
-      const int rows = f.stored_h(p);
+      const size_t rows = size_t(f.stored_h(p));
       uint8_t* dst = pic.mutable_data(p);
-      const bool direct = p < planes && static_cast<std::ptrdiff_t>(row) == pic.stride(p);
-      if (!direct) scratch.resize(bytes);
-      TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(pos, direct ? dst : scratch.data(), bytes));
-      if (got != bytes) {
-        if (got == 0 && pos == offset) return false;  // a stream that ends between frames
-        return truncated(pos - offset + got);
+      if (p < planes && static_cast<std::ptrdiff_t>(row) == pic.stride(p)) {
+        TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(pos, dst, bytes));
+        if (got != bytes) {
+          if (got == 0 && pos == offset) return false;  // a stream that ends between frames
+          return truncated(pos - offset + got);
+        }
+      } else {
+        const size_t chunk_rows = std::max<size_t>(1, kChunkBytes / row);
+        scratch.resize(std::min(rows, chunk_rows) * row);
+        for (size_t y0 = 0; y0 < rows; y0 += chunk_rows) {
+          const size_t n = std::min(rows - y0, chunk_rows) * row;
+          const uint64_t at = pos + y0 * row;
+          TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(at, scratch.data(), n));
+          if (got != n) {
+            if (got == 0 && at == offset) return false;
+            return truncated(at - offset + got);
+          }
+          if (p < planes)
+            for (size_t y = 0; y < n / row; ++y)
+              std::memcpy(dst + (y0 + y) * size_t(pic.stride(p)), scratch.data() + y * row, row);
+        }
       }
-      if (!direct && p < planes)
-        for (int y = 0; y < rows; ++y) std::memcpy(dst + y * pic.stride(p), scratch.data() + size_t(y) * row, row);
     }
     pos += bytes;
   }

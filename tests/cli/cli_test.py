@@ -366,8 +366,63 @@ with tempfile.TemporaryDirectory() as d:
         if (strip(open(j(f"m{k}.json")).read()) != single or strip(open(j(f"l{k}.json")).read()) != single
                 or (k == 2 and strip(open(j("q 2.json")).read()) != single)):
             failures.append(f"encode {k}: several-encode output differs from its single run")
+    # encodes of different lengths: each is scored over its own length (the
+    # shorter of it and the reference), as alone, with libvmaf's warning per pair
+    lraw, lfb = ["-w", 64, "-h", 48, "-p", "420", "-b", 8], 64 * 48 * 3 // 2  # VMAF's ADM needs 33x33
+    ref6 = write(j("ref6.yuv"), noise(lfb * 6, 41))
+    lens = {"e6": 6, "e4": 4, "e5": 5, "e8": 8}
+    encs = {k: write(j(f"{k}.yuv"), noise(lfb * n, 50 + n)) for k, n in lens.items()}
+    lfeats = ["--feature", "psnr", "--feature", "motion", "--model", "version=vmaf_v0.6.1"]
+    for order in (("e6", "e4", "e5", "e8"), ("e8", "e5", "e4", "e6")):
+        multi = ["-r", ref6, *lraw, *lfeats, "--json", "--precision", "max"]
+        for k in order:
+            multi += ["-d", encs[k], "-o", j(f"len_{k}.json")]
+        p = expect_ok(f"encodes of different lengths {order}", multi)
+        for k in order:
+            alone = run("-r", ref6, "-d", encs[k], *lraw, *lfeats, "--json", "--precision", "max", "-o", j("alone.json"))
+            checks += 1
+            got = json.load(open(j(f"len_{k}.json")))
+            if alone.returncode != 0 or strip(open(j(f"len_{k}.json")).read()) != strip(open(j("alone.json")).read()):
+                failures.append(f"encodes of different lengths {order}: {k} ({len(got['frames'])} frames) differs "
+                                f"from its own run")
+            want = {"e4": f'"{encs["e4"]}" ended before "{ref6}"; scored the first 4 frames',
+                    "e5": f'"{encs["e5"]}" ended before "{ref6}"; scored the first 5 frames',
+                    "e8": f'"{ref6}" ended before "{encs["e8"]}"; scored the first 6 frames'}.get(k)
+            if want and want not in p.stderr:
+                failures.append(f"encodes of different lengths: no warning {want!r}: {p.stderr!r}")
+        if p.stderr.count("ended before") != 3:
+            failures.append(f"encodes of different lengths: warnings {p.stderr!r}")
+    with open(ref6, "rb") as f:
+        p = subprocess.run([BIN, "-r", "-", "-d", encs["e6"], "-d", encs["e4"], *map(str, lraw), "-n", "--feature",
+                            "psnr"], stdin=f, capture_output=True, text=True, timeout=120)
+    checks += 1
+    errs = [l for l in p.stderr.splitlines() if l.startswith("twinmaf: error: ")]
+    if p.returncode != 2 or len(errs) != 1 or "-: scoring each distorted input over its own length reads the " \
+            "inputs twice" not in errs[0]:
+        failures.append(f"encodes of different lengths, reference on stdin: exit {p.returncode}, {p.stderr!r}")
     expect_error("outputs per encode", ["-r", ref, "-d", dis, "-d", dis2, *raw, "-n", "--feature", "psnr",
                                         "-o", j("x.json")], "give one -o per -d")
+
+    # streams declaring a huge picture, then ending: memory follows the bytes
+    # that arrive (the pictures are not touched before), one error line
+    import threading
+    huge = b"YUV4MPEG2 W32768 H32768 F25:1 Ip A1:1 C444p16\nFRAME\n" + noise(64, 3)
+    fifo = j("huge.fifo")
+    os.mkfifo(fifo)
+    feeder = threading.Thread(target=lambda: open(fifo, "wb").write(huge))
+    feeder.start()
+    checks += 1
+    p = subprocess.run([BIN, "-r", "-", "-d", fifo, "-n", "--feature", "psnr", "--backend", "cpu"], input=huge,
+                       capture_output=True, timeout=120)
+    if feeder.is_alive():  # twinmaf never opened the pipe: let the writer go
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+    feeder.join()
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+    err = p.stderr.decode().strip().splitlines()
+    if p.returncode != 2 or len(err) != 1 or "frame 0 is truncated" not in err[0]:
+        failures.append(f"huge y4m streams: exit {p.returncode}, {p.stderr!r}")
+    if peak_mb > 1024 and not SANITIZED:
+        failures.append(f"huge y4m streams: peak memory {peak_mb} MB")
 
     # odd and tiny sizes: a value or a clear error, never a crash
     # 1x1 4:2:0 has empty chroma planes: psnr says so instead of scoring 0/0 pixels.

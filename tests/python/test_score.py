@@ -212,3 +212,68 @@ def test_out_of_memory_in_the_frame_loop_is_an_error_not_an_abort():
                        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith(("raised", "scored")), p.stdout
+
+
+def _child(code, **kwargs):
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)), **kwargs)
+
+
+def test_reading_a_scorer_while_another_thread_scores_raises_not_crashes(clips):
+    # In a child: a crash there (the old segfault in format()) fails the test
+    # instead of the test run.
+    code = (
+        "import threading, twinmaf\n"
+        f"ref, dis = {clips['ref.y4m']!r}, {clips['dis.y4m']!r}\n"
+        "busy = ok = 0\n"
+        "for _ in range(5):\n"
+        "    s = twinmaf._scorer(models=['vmaf_v0.6.1'], features=[], backend='cpu', threads=1, subsample=1,\n"
+        "                        progress=None)\n"
+        "    t = threading.Thread(target=s.score, args=(ref, None, [dis], None, 0, 0, 0))\n"
+        "    t.start()\n"
+        "    while t.is_alive():\n"
+        "        for read in (lambda: s.format('json'), s.frame_values, s.metrics, s.pooled, s.info, s.frames):\n"
+        "            try:\n"
+        "                read()\n"
+        "                ok += 1\n"
+        "            except RuntimeError as e:\n"
+        "                assert 'is running on another thread' in str(e), e\n"
+        "                busy += 1\n"
+        "    t.join()\n"
+        "    assert len(s.frame_values()) == 30 and '\"frames\"' in s.format('json')\n"
+        "print('busy', busy)\n"
+    )
+    p = _child(code)
+    out, err = p.communicate(timeout=600)
+    assert p.returncode == 0, err
+    assert int(out.split()[1]) > 0, out
+
+
+def test_ctrl_c_interrupts_score_on_an_endless_input():
+    import signal
+    import time
+
+    code = (
+        "import signal, sys, twinmaf\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "print('start', flush=True)\n"
+        "try:\n"
+        "    twinmaf.score('/dev/zero', '/dev/zero', width=64, height=48, pixel_format='420', bitdepth=8,\n"
+        "                  features=['psnr'], backend='cpu')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "    sys.exit(3)\n"
+    )
+    p = _child(code)
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(2)
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=60)
+    except Exception:
+        p.kill()
+        raise
+    assert p.returncode == 3 and "interrupted" in out, (p.returncode, out, err)
