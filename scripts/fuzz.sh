@@ -1,16 +1,25 @@
 #!/bin/bash
-# fuzz.sh [SECONDS] — builds the libFuzzer targets (the fuzz preset: clang-16,
-# ASan + UBSan, tests/fuzz) and runs each for SECONDS (default 600) from its
-# committed seed corpus with its dictionary. New inputs go to
+# fuzz.sh [SECONDS [NAME...]] — builds the libFuzzer targets (the fuzz preset:
+# clang-16, ASan + UBSan, FFmpeg's libraries uninstrumented, tests/fuzz) and
+# runs each (or the NAMEs: y4m model svm cli access_points container push)
+# for SECONDS (default 600) from its committed seed corpus with its
+# dictionary. New inputs go to
 # build/fuzz/corpus/<name>/; a finding stops that fuzzer, leaves its input in
 # build/fuzz/findings/<name>/ and makes the script exit 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
+shift || true
+names=("$@")
+[[ ${#names[@]} -gt 0 ]] || names=(y4m model svm cli access_points container push)
+# Symbolized stacks in findings: the sanitizers do not find llvm-symbolizer
+# on PATH by themselves.
+sym=${ASAN_SYMBOLIZER_PATH:-$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer || true)}
+[[ -n $sym ]] && export ASAN_SYMBOLIZER_PATH=$sym
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 status=0
-for name in y4m model svm cli; do
+for name in "${names[@]}"; do
   work=build/fuzz/corpus/$name
   found=build/fuzz/findings/$name
   mkdir -p "$work" "$found"
