@@ -118,11 +118,11 @@ Result<std::unique_ptr<Scorer>> Scorer::create(ScorerConfig cfg) {
 }
 
 Status Scorer::Impl::predict() {
-  lane_frames.resize(session->lanes(), report.frames);
-  info.frames = *std::max_element(lane_frames.begin(), lane_frames.end());
-  info.lane_frames = lane_frames;
+  info.lane_frames.resize(session->lanes(), report.frames);
+  info.frames = *std::max_element(info.lane_frames.begin(), info.lane_frames.end());
   info.warnings = report.warnings;
   info.profile = report.profile;
+  info.decoding = report.decoding;
   info.device = report.device;
   info.loop_seconds = report.loop_seconds;
   info.width = fmt.w;
@@ -134,7 +134,7 @@ Status Scorer::Impl::predict() {
   for (unsigned l = 0; l < session->lanes(); ++l) {
     Collector& c = session->collector(l);
     // libvmaf scores every model's frames, then every collection's outputs.
-    for (unsigned i = 0; i < lane_frames[l]; ++i) {
+    for (unsigned i = 0; i < info.lane_frames[l]; ++i) {
       if (subsample > 1 && i % subsample) continue;
       for (const LoadedModel& m : models) TWINMAF_RETURN_IF_ERROR(m.predict_main(c, i));
       for (const LoadedModel& m : models)
@@ -316,7 +316,7 @@ Status Scorer::Impl::run_files(const InputFile& reference, const std::vector<Inp
     info.decoding = report.decoding;
     TWINMAF_RETURN_IF_ERROR(st);
   }
-  lane_frames.assign(session->lanes(), report.frames);
+  info.lane_frames.assign(session->lanes(), report.frames);
   const std::vector<size_t> longer = longer_lanes();
   if (longer.empty()) return ok_status();
   // Each input with frames left is scored again, alone with the reference
@@ -338,14 +338,12 @@ Status Scorer::Impl::run_files(const InputFile& reference, const std::vector<Inp
   TWINMAF_RETURN_IF_ERROR(again.run_files(reference, files, limits, skips));
   for (size_t j = 0; j < longer.size(); ++j) {
     session->collector(static_cast<unsigned>(longer[j])) = std::move(again.session->collector(static_cast<unsigned>(j)));
-    lane_frames[longer[j]] = again.lane_frames[j];
+    info.lane_frames[longer[j]] = again.info.lane_frames[j];
   }
+  // predict() publishes the merged report.
   for (const std::string& w : again.report.warnings) report.warnings.push_back(w);
   for (const InputDecoding& d : again.report.decoding) report.decoding.push_back(d);
   for (const std::string& p : again.report.profile) report.profile.push_back(p);
-  info.warnings = report.warnings;
-  info.profile = report.profile;
-  info.decoding = report.decoding;
   return ok_status();
 }
 
@@ -559,10 +557,7 @@ Result<CollectionScore> Scorer::predict_collection(const ModelHandle& members, u
   return CollectionScore{s.bagging, s.stddev, s.ci_p95_lo, s.ci_p95_hi};
 }
 
-unsigned Scorer::frames(unsigned lane) const {
-  const RunInfo& i = impl_->info;
-  return lane < i.lane_frames.size() ? i.lane_frames[lane] : i.frames;
-}
+unsigned Scorer::frames(unsigned lane) const { return impl_->frames_of(lane); }
 
 std::vector<std::string> Scorer::metrics(unsigned lane) const {
   std::vector<std::string> names;
@@ -599,7 +594,7 @@ std::vector<ModelSummary> Scorer::summary(unsigned lane) const {
   const Impl& m = *impl_;
   if (!m.done || lane >= m.session->lanes()) return out;
   const Collector& c = m.session->collector(lane);
-  const unsigned n = m.lane_frames[lane], sub = m.session->config().subsample;
+  const unsigned n = m.frames_of(lane), sub = m.session->config().subsample;
   const auto mean_of = [&](const std::string& name) -> double {
     for (const Collector::Column& col : c.columns())
       if (col.name == name) return pool_metric(col, PoolMethod::kMean, n, sub);
@@ -635,7 +630,7 @@ OutputInfo Scorer::Impl::output_info(Precision precision, unsigned lane) const {
   out.fps = m.info.seconds > 0 ? m.info.frames / m.info.seconds : 0.0;
   out.width = m.fmt.w;
   out.height = m.fmt.h;
-  out.frames = lane < m.lane_frames.size() ? m.lane_frames[lane] : m.info.frames;
+  out.frames = m.frames_of(lane);
   out.subsample = m.session->config().subsample;
   // Recorded only when a GPU computed something, so CPU files stay
   // byte-identical to libvmaf's.

@@ -106,7 +106,6 @@ struct Scorer::Impl {
   std::thread loop;
   Status loop_status;
 
-  std::vector<unsigned> lane_frames;  // per distorted input: frames scored (predict() fills what is unset)
   unsigned pushed = 0;
   unsigned total = 0;  // Progress::total
   std::string reference_path;                // score()'s inputs
@@ -142,7 +141,7 @@ struct Scorer::Impl {
   // score()'s and compute_segment()'s inputs, opened and checked; sets fmt.
   Result<Inputs> open_inputs(const InputFile& reference, const std::vector<InputFile>& distorted);
   // score()'s run on `distorted` (each with its skip) of the inputs, every
-  // distorted input scored over its own length (lane_frames).
+  // distorted input scored over its own length (info.lane_frames).
   Status run_files(const InputFile& reference, const std::vector<InputFile>& distorted, const RunLimits& limits,
                    const std::vector<unsigned>& skip_dis);
   // Distorted inputs that had frames left where the run stopped at a shorter
@@ -151,6 +150,11 @@ struct Scorer::Impl {
   std::vector<size_t> longer_lanes() const;
   Status check_one_length(const std::vector<InputFile>& distorted) const;
   Status predict();
+  // Frames scored in distorted input `lane` (info.lane_frames, filled by
+  // run_files and predict()).
+  unsigned frames_of(unsigned lane) const {
+    return lane < info.lane_frames.size() ? info.lane_frames[lane] : info.frames;
+  }
   OutputInfo output_info(Precision precision, unsigned lane) const;
   Status check_done() const {
     if (!done) TWINMAF_FAIL(kInvalidArgument, "no results yet: call score(), or flush() after push()");

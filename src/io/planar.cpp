@@ -48,27 +48,20 @@ Result<bool> read_packed_frame(const FileReader& file, uint64_t offset, Picture&
       const size_t row = size_t(f.stored_w(p)) * size_t(f.bytes_per_sample());
       const size_t rows = size_t(f.stored_h(p));
       uint8_t* dst = pic.mutable_data(p);
-      if (p < planes && static_cast<std::ptrdiff_t>(row) == pic.stride(p)) {
-        TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(pos, dst, bytes));
-        if (got != bytes) {
-          if (got == 0 && pos == offset) return false;  // a stream that ends between frames
-          return truncated(pos - offset + got);
+      const bool direct = p < planes && static_cast<std::ptrdiff_t>(row) == pic.stride(p);
+      const size_t chunk_rows = direct ? rows : std::max<size_t>(1, kChunkBytes / row);
+      if (!direct) scratch.resize(std::min(rows, chunk_rows) * row);
+      for (size_t y0 = 0; y0 < rows; y0 += chunk_rows) {
+        const size_t n = std::min(rows - y0, chunk_rows) * row;
+        const uint64_t at = pos + y0 * row;
+        TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(at, direct ? dst + y0 * row : scratch.data(), n));
+        if (got != n) {
+          if (got == 0 && at == offset) return false;  // a stream that ends between frames
+          return truncated(at - offset + got);
         }
-      } else {
-        const size_t chunk_rows = std::max<size_t>(1, kChunkBytes / row);
-        scratch.resize(std::min(rows, chunk_rows) * row);
-        for (size_t y0 = 0; y0 < rows; y0 += chunk_rows) {
-          const size_t n = std::min(rows - y0, chunk_rows) * row;
-          const uint64_t at = pos + y0 * row;
-          TWINMAF_ASSIGN_OR_RETURN(size_t got, file.read_at(at, scratch.data(), n));
-          if (got != n) {
-            if (got == 0 && at == offset) return false;
-            return truncated(at - offset + got);
-          }
-          if (p < planes)
-            for (size_t y = 0; y < n / row; ++y)
-              std::memcpy(dst + (y0 + y) * size_t(pic.stride(p)), scratch.data() + y * row, row);
-        }
+        if (!direct && p < planes)
+          for (size_t y = 0; y < n / row; ++y)
+            std::memcpy(dst + (y0 + y) * size_t(pic.stride(p)), scratch.data() + y * row, row);
       }
     }
     pos += bytes;
