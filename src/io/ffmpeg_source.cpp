@@ -129,7 +129,10 @@ class FfmpegSource final : public VideoSource {
     frame_ = av.av_frame_alloc();
     if (!packet_ || !frame_) TWINMAF_FAIL(kInternal, "{}: out of memory", path());
     // The decoder opens at the first read or skip, once set_decoder() has
-    // said where it runs.
+    // said where it runs. FFmpeg leaves the pixel format unset when no
+    // packet it probed decoded.
+    if (par().format < 0)
+      TWINMAF_FAIL(kBadInput, "{}: no frame of its {} stream decodes (a damaged stream)", path(), dec->name);
     auto f = map_format(av, par().width, par().height, static_cast<AVPixelFormat>(par().format));
     if (!f.ok()) return Status(f.status().code(), fmt::format("{}: {}", path(), f.status().message()));
     format_ = *f;

@@ -170,6 +170,13 @@ with tempfile.TemporaryDirectory() as d:
             check(f"{name} --decoders {decoders}: one line", p.returncode != 0 and len(lines) == 1 and
                   lines[0].startswith(f"twinmaf: error: {j(name)}: FFmpeg: ") and "damaged stream" in lines[0], p.stderr)
             check(f"{name} --decoders {decoders}: no output", not os.path.exists(out))
+    # Every packet scrambled: FFmpeg opens the container but no frame decodes.
+    ffmpeg("-i", j("ref.mkv"), "-c:v", "copy", "-bsf:v", "noise=amount=1", j("noise.mkv"))
+    out = j("damaged.json")
+    p = score("-r", j("ref.mkv"), "-d", j("noise.mkv"), "--json", "-o", out)
+    check("no decodable frame: one line", p.returncode != 0 and p.stderr.strip().splitlines() ==
+          [f"twinmaf: error: {j('noise.mkv')}: no frame of its h264 stream decodes (a damaged stream)"], p.stderr)
+    check("no decodable frame: no output", not os.path.exists(out))
     p = score("-r", j("long.y4m"), "-d", j("cut.mkv"), "--verbose")
     check("--verbose prints FFmpeg's log", "twinmaf: ffmpeg: [matroska,webm] " in p.stderr, p.stderr)
 
