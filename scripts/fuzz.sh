@@ -1,7 +1,7 @@
 #!/bin/bash
 # fuzz.sh [SECONDS [NAME...]] — builds the libFuzzer targets (the fuzz preset:
 # clang-16, ASan + UBSan, FFmpeg's libraries uninstrumented, tests/fuzz) and
-# runs each (or the NAMEs: y4m model svm cli access_points container push)
+# runs each (or the NAMEs: y4m model svm cli jobs access_points container push)
 # for SECONDS (default 600) from its committed seed corpus with its
 # dictionary. New inputs go to
 # build/fuzz/corpus/<name>/; a finding stops that fuzzer, leaves its input in
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(y4m model svm cli access_points container push)
+[[ ${#names[@]} -gt 0 ]] || names=(y4m model svm cli jobs access_points container push)
 # Symbolized stacks in findings: the sanitizers do not find llvm-symbolizer
 # on PATH by themselves.
 sym=${ASAN_SYMBOLIZER_PATH:-$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer || true)}

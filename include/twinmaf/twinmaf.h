@@ -25,6 +25,7 @@
 // Scorer runs one job: score() or open()/push()/flush(), once.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -426,5 +427,35 @@ class Scorer {
   explicit Scorer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// One job of score_many(): what Scorer::create() and score() take.
+struct Job {
+  ScorerConfig config;
+  InputFile reference;
+  std::vector<InputFile> distorted;
+  RunLimits limits;
+};
+
+struct BatchOptions {
+  // Jobs scored at once, each on a thread of its own; 0: 2 where the first
+  // job may use a GPU that is present (one job's reading, decoding and
+  // upload overlap another's kernels), else as many as the cores hold jobs
+  // of the first job's threads (ScorerConfig::threads, 0 counting as 1).
+  unsigned in_flight = 0;
+  // Each job as it ends: its index, its scorer (null when create() failed)
+  // and its status. Called one job at a time, on a thread of the batch.
+  std::function<void(std::size_t job, std::unique_ptr<Scorer> scorer, const Status& status)> done;
+  // Set from any thread to stop the batch: running jobs end with
+  // Code::kCancelled (Scorer::cancel()), jobs not started are reported with
+  // it.
+  std::shared_ptr<std::atomic<bool>> cancel;
+};
+
+// Scores every job in one process: the GPU context and its loaded kernels
+// are set up once and reused by later jobs; a job's
+// results are exactly those of its own Scorer. A failing job fails alone.
+// Returns once every job is reported. ScorerConfig::cpumask applies to the
+// whole process: give every job the same.
+void score_many(const std::vector<Job>& jobs, const BatchOptions& options);
 
 }  // namespace twinmaf

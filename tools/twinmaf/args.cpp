@@ -156,6 +156,16 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
             ->expected(0, 1);
     app.add_option("--scaler", scaler, "libswscale algorithm for --scale (default bicubic, as ffmpeg's scale filter)");
     for (const CliExtras::Option& o : extras.options) app.add_option(o.flag, *o.value, o.help);
+    std::string batch_jobs;
+    app.add_option("--batch", out.batch,
+                   "score many jobs in one process: a file of JSON lines (- for standard input), one job per line, "
+                   "keys the long flag names, e.g. {\"reference\": \"r.y4m\", \"distorted\": [\"a.mp4\"], "
+                   "\"output\": [\"a.json\"], \"json\": true}; the other flags given are every job's defaults "
+                   "(docs/cli.md)");
+    app.add_option("--batch-summary", out.batch_summary,
+                   "with --batch: a JSON-lines file of every job's pooled scores, frames, wall time and error");
+    app.add_option("--batch-jobs", batch_jobs,
+                   "with --batch: jobs scored at once (default 0: 2 on a GPU, else as many as the cores hold)");
 
     try {
       app.parse(argc, argv);
@@ -170,6 +180,27 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     }
     if (version) {
       out.version = true;
+      return out;
+    }
+    if (out.batch.empty()) {
+      if (!out.batch_summary.empty() || !batch_jobs.empty()) fail("--batch-summary and --batch-jobs need --batch");
+    } else {
+      if (!batch_jobs.empty()) out.batch_jobs = parse_unsigned("--batch-jobs", batch_jobs, 0, 64);
+      for (const CLI::Option* o : app.parse_order()) {
+        const std::string name = o->get_lnames().front();
+        if (name.starts_with("batch")) continue;
+        if (o->get_expected_max() == 0) {
+          out.batch_defaults.push_back({name, std::nullopt});
+          continue;
+        }
+        // parse_order() lists an option once per occurrence; results() holds
+        // every occurrence's value in order.
+        size_t seen = 0;
+        for (const CliFlag& f : out.batch_defaults) seen += f.name == name;
+        const CLI::results_t& values = o->results();
+        if (seen < values.size() && !values[seen].empty()) out.batch_defaults.push_back({name, values[seen]});
+        else out.batch_defaults.push_back({name, std::nullopt});
+      }
       return out;
     }
     if (ref_path.empty()) fail("the reference (-r/--reference) is required");
@@ -297,12 +328,6 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
   return out;
 }
 
-namespace {
-
-// What a path names, for comparing paths: an existing regular file's device
-// and inode, a path not there yet its absolute normal form; none for
-// standard input and for devices and pipes (/dev/null, /dev/stdout), which
-// several outputs may share.
 std::optional<std::string> file_identity(const std::string& path) {
   if (path == "-") return std::nullopt;
   struct stat st {};
@@ -314,6 +339,8 @@ std::optional<std::string> file_identity(const std::string& path) {
   const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
   return ec ? path : p.string();
 }
+
+namespace {
 
 // Refused before scoring: two outputs that are one file, an output that is
 // an input, several inputs reading standard input.
@@ -352,7 +379,7 @@ Status check_paths(const CliRequest& req) {
 
 }  // namespace
 
-Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
+Status check_request(const CliRequest& req) {
   if (Status st = check_paths(req); !st.ok()) return st;
   for (const std::string& out : req.outputs) {
     const Status st = check_output_path(out);
@@ -363,28 +390,37 @@ Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
     if (st.ok()) st = html_report_available();
     if (!st.ok()) return Status(st.code(), "--html: " + st.message());
   }
+  return ok_status();
+}
+
+Status run_cli(const CliRequest& req, std::unique_ptr<Scorer>* scorer) {
+  if (Status st = check_request(req); !st.ok()) return st;
   auto s = Scorer::create(req.config);
   if (!s.ok()) return s.status();
   *scorer = std::move(*s);
   const Status st = (*scorer)->score(req.reference, req.distorted, req.limits);
   if (!st.ok()) return st;
+  if (Status w = write_outputs(req, **scorer); !w.ok()) return w;
+  if (!req.outputs.empty() || !req.html.empty()) mark_startup("outputs written");
+  return ok_status();
+}
+
+Status write_outputs(const CliRequest& req, const Scorer& scorer) {
   // Every output written before any is put in place: a run that fails
   // leaves none.
   std::vector<std::pair<std::string, std::string>> files;
   for (size_t k = 0; k < req.outputs.size(); ++k)
-    files.emplace_back(req.outputs[k], (*scorer)->format(req.output_format, unsigned(k), req.precision));
+    files.emplace_back(req.outputs[k], scorer.format(req.output_format, unsigned(k), req.precision));
   if (!req.html.empty()) {
     HtmlReport report;
     report.command_line = req.command_line;
     for (const InputFile& d : req.distorted) report.inputs.push_back(d.path);
     report.reference = req.reference.path;
-    auto html = (*scorer)->format_html(report);
+    auto html = scorer.format_html(report);
     if (!html.ok()) return html.status();
     files.emplace_back(req.html, std::move(*html));
   }
-  if (Status w = write_files(files); !w.ok()) return w;
-  if (!req.outputs.empty() || !req.html.empty()) mark_startup("outputs written");
-  return ok_status();
+  return write_files(files);
 }
 
 }  // namespace twinmaf
