@@ -19,7 +19,7 @@ import warnings
 
 from . import _twinmaf
 
-__all__ = ["score", "Result", "version", "has_feature"]
+__all__ = ["score", "score_many", "Result", "version", "has_feature"]
 
 version = _twinmaf.version
 has_feature = _twinmaf.has_feature
@@ -424,3 +424,86 @@ def score(reference, distorted, **options):
     for w in result.info["warnings"]:
         warnings.warn(w, stacklevel=2)
     return result
+
+
+_ERRORS = {"ValueError": ValueError, "OSError": OSError, "RuntimeError": RuntimeError}
+
+
+@_takes_options
+def score_many(jobs, *, in_flight=0, errors="raise", **options):
+    """Scores many jobs in one process; returns one entry per job, in order.
+
+    jobs: (reference, distorted) pairs of paths, or dicts with 'reference',
+    'distorted' and any of score()'s keywords for that job alone. A job whose
+    distorted is a list of paths scores each against the reference (one
+    reading of the reference); its entry is a list of Results, else a Result.
+    The other keywords are every job's defaults (progress excepted).
+    The GPU context and its kernels are set up once for all jobs, and
+    in_flight jobs run at once (0: 2 on a GPU, else as many as the cores hold
+    jobs of `threads` threads), so one job's reading and decoding overlap
+    another's kernels. Each Result equals score()'s for its job.
+    A failing job fails alone: errors='raise' raises the first failure (by
+    job) once every job has run, with every job's entry in its `results`;
+    errors='return' puts the exception in the job's entry instead.
+    Ctrl-C cancels the running jobs and raises KeyboardInterrupt.
+    """
+    if errors not in ("raise", "return"):
+        raise ValueError(f"errors: expected 'raise' or 'return', got {errors!r}")
+    base = _Options.of("score_many", options)
+    if base.progress is not None:
+        raise ValueError("progress: score_many() has no per-frame progress (jobs run at once)")
+    specs, lanes = [], []
+    for k, job in enumerate(jobs):
+        try:
+            if isinstance(job, dict):
+                job = dict(job)
+                if "reference" not in job or "distorted" not in job:
+                    raise ValueError("a job dict needs 'reference' and 'distorted'")
+                ref, dis = job.pop("reference"), job.pop("distorted")
+                if "progress" in job:
+                    raise ValueError("progress: score_many() has no per-frame progress")
+                _Options.of("score_many", job)  # an unknown keyword: TypeError
+                o = dataclasses.replace(base, **job)
+            else:
+                ref, dis = job
+                o = base
+            many = isinstance(dis, (list, tuple))
+            dis = list(dis) if many else [dis]
+            if not _is_path(ref) or not dis or not all(_is_path(d) for d in dis):
+                raise ValueError("score_many() takes paths (score() takes frames)")
+            rp, dps = os.fsdecode(ref), [os.fsdecode(d) for d in dis]
+            raw = o.raw(rp)
+            if raw is None:
+                for d in dps:
+                    o.raw(d)
+            if not isinstance(o.backend, str) or not isinstance(o.decode, str):
+                raise ValueError("backend and decode: expected texts like 'auto' or 'auto,psnr_hvs=cpu'")
+            specs.append((
+                [_model_text(m) for m in _texts("models", o.models)],
+                _texts("features", o.features),
+                _unsigned("threads", o.threads),
+                _unsigned("subsample", o.subsample),
+                o.backend,
+                o.decode,
+                _unsigned("decoders", o.decoders),
+                rp, raw, dps, raw, *o.limits(),
+            ))
+            lanes.append(len(dps) if many else 0)
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"job {k}: {e}") from None
+    done = _twinmaf.score_many(specs, _unsigned("in_flight", in_flight))
+    results, first = [], None
+    for k, (entry, n) in enumerate(zip(done, lanes)):
+        if isinstance(entry, tuple):
+            exc = _ERRORS[entry[0]](f"job {k}: {entry[1]}")
+            first = first or exc
+            results.append(exc)
+            continue
+        r = [Result(entry, lane) for lane in range(n)] if n else Result(entry)
+        for w in entry.info()["warnings"]:
+            warnings.warn(f"job {k}: {w}", stacklevel=2)
+        results.append(r)
+    if first is not None and errors == "raise":
+        first.results = results
+        raise first
+    return results

@@ -12,7 +12,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
+#include <tuple>
 #include <condition_variable>
 #include <cstring>
 #include <exception>
@@ -72,6 +74,69 @@ std::optional<twinmaf::RawParams> raw_params(const py::object& raw) {
   return p;
 }
 
+// Runs body (a long call, GIL released) on a thread of its own; this
+// thread waits, checking for signals every 50 ms: one calls cancel(),
+// waits for body to end and raises the signal's exception.
+template <typename F, typename C>
+twinmaf::Status run_interruptibly(F&& body, C&& cancel) {
+  std::mutex mutex;
+  std::condition_variable ended;
+  bool done = false;
+  twinmaf::Status st;
+  std::thread run([&] {
+    twinmaf::Status s;
+    try {
+      s = body();
+    } catch (const std::bad_alloc&) {
+      s = twinmaf::Status(twinmaf::Code::kInternal, "out of memory");
+    } catch (const std::exception& e) {
+      s = twinmaf::Status(twinmaf::Code::kInternal, std::string("internal error: ") + e.what());
+    }
+    std::lock_guard lock(mutex);
+    st = std::move(s);
+    done = true;
+    ended.notify_all();
+  });
+  bool interrupted = false;
+  for (;;) {
+    {
+      py::gil_scoped_release nogil;
+      std::unique_lock lock(mutex);
+      if (ended.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) break;
+    }
+    if (!interrupted && PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      cancel();
+    }
+  }
+  {
+    py::gil_scoped_release nogil;
+    run.join();
+  }
+  if (interrupted) throw py::error_already_set();
+  return st;
+}
+
+twinmaf::ScorerConfig scorer_config(std::vector<std::string> models, std::vector<std::string> features,
+                                    unsigned threads, unsigned subsample, const std::string& backend,
+                                    const std::string& decode, unsigned decoders, unsigned distorted) {
+  twinmaf::ScorerConfig cfg;
+  cfg.models = std::move(models);
+  cfg.features = std::move(features);
+  cfg.threads = threads;
+  cfg.subsample = subsample;
+  cfg.distorted = distorted;
+  auto choice = twinmaf::parse_backend_choice(backend);
+  check(choice.status());
+  cfg.backend = choice->backend;
+  cfg.feature_backends = choice->per_feature;
+  auto dec = twinmaf::parse_decode(decode);
+  check(dec.status());
+  cfg.decode = std::move(*dec);
+  cfg.decoders = decoders;
+  return cfg;
+}
+
 // A Scorer and what Python needs around it: the progress callback's error,
 // held until the call that ran the frames returns.
 class PyScorer {
@@ -79,20 +144,8 @@ class PyScorer {
   PyScorer(std::vector<std::string> models, std::vector<std::string> features, unsigned threads, unsigned subsample,
            const std::string& backend, const std::string& decode, unsigned decoders, unsigned distorted,
            py::object progress) {
-    twinmaf::ScorerConfig cfg;
-    cfg.models = std::move(models);
-    cfg.features = std::move(features);
-    cfg.threads = threads;
-    cfg.subsample = subsample;
-    cfg.distorted = distorted;
-    auto choice = twinmaf::parse_backend_choice(backend);
-    check(choice.status());
-    cfg.backend = choice->backend;
-    cfg.feature_backends = choice->per_feature;
-    auto dec = twinmaf::parse_decode(decode);
-    check(dec.status());
-    cfg.decode = std::move(*dec);
-    cfg.decoders = decoders;
+    twinmaf::ScorerConfig cfg =
+        scorer_config(std::move(models), std::move(features), threads, subsample, backend, decode, decoders, distorted);
     if (!progress.is_none()) {
       progress_ = std::make_shared<py::object>(std::move(progress));
       // Called on the thread that finishes frames: takes the GIL; an
@@ -112,6 +165,9 @@ class PyScorer {
     check(s.status());
     scorer_ = std::move(*s);
   }
+
+  // A Scorer score_many() ran.
+  explicit PyScorer(std::unique_ptr<twinmaf::Scorer> scorer) : scorer_(std::move(scorer)) {}
 
   ~PyScorer() {
     // The frame loop may still call into Python: let it finish unlocked.
@@ -305,47 +361,9 @@ class PyScorer {
                                " is running on another thread; a Scorer is used by one thread at a time");
   }
 
-  // Runs body (a long call, GIL released) on a thread of its own; this
-  // thread waits, checking for signals every 50 ms: one cancels the run,
-  // waits for it to stop and raises the signal's exception.
   template <typename F>
   twinmaf::Status interruptible(F&& body) {
-    std::mutex mutex;
-    std::condition_variable ended;
-    bool done = false;
-    twinmaf::Status st;
-    std::thread run([&] {
-      twinmaf::Status s;
-      try {
-        s = body();
-      } catch (const std::bad_alloc&) {
-        s = twinmaf::Status(twinmaf::Code::kInternal, "out of memory");
-      } catch (const std::exception& e) {
-        s = twinmaf::Status(twinmaf::Code::kInternal, std::string("internal error: ") + e.what());
-      }
-      std::lock_guard lock(mutex);
-      st = std::move(s);
-      done = true;
-      ended.notify_all();
-    });
-    bool interrupted = false;
-    for (;;) {
-      {
-        py::gil_scoped_release nogil;
-        std::unique_lock lock(mutex);
-        if (ended.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) break;
-      }
-      if (!interrupted && PyErr_CheckSignals() != 0) {
-        interrupted = true;
-        scorer_->cancel();
-      }
-    }
-    {
-      py::gil_scoped_release nogil;
-      run.join();
-    }
-    if (interrupted) throw py::error_already_set();
-    return st;
+    return run_interruptibly(std::forward<F>(body), [this] { scorer_->cancel(); });
   }
 
   void copy_plane(const py::buffer& buf, twinmaf::Picture& pic, int p) const {
@@ -381,6 +399,58 @@ class PyScorer {
   const char* busy_ = nullptr;  // the long call running, if any
 };
 
+// score_many(): jobs as (models, features, threads, subsample, backend,
+// decode, decoders, reference, reference_raw, [distorted], distorted_raw,
+// frame_cnt, skip_ref, skip_dis); per job a Scorer, or (kind, message) where
+// kind is the exception to raise ("ValueError", "OSError", "RuntimeError").
+using PyJob = std::tuple<std::vector<std::string>, std::vector<std::string>, unsigned, unsigned, std::string,
+                         std::string, unsigned, std::string, py::object, std::vector<std::string>, py::object,
+                         unsigned, unsigned, unsigned>;
+
+py::list score_many(const std::vector<PyJob>& py_jobs, unsigned in_flight) {
+  std::vector<twinmaf::Job> jobs;
+  for (const PyJob& j : py_jobs) {
+    const auto& [models, features, threads, subsample, backend, decode, decoders, ref, ref_raw, dis, dis_raw,
+                 frame_cnt, skip_ref, skip_dis] = j;
+    twinmaf::Job job;
+    job.config = scorer_config(models, features, threads, subsample, backend, decode, decoders,
+                               static_cast<unsigned>(dis.size()));
+    job.reference = {ref, raw_params(ref_raw)};
+    for (const std::string& d : dis) job.distorted.push_back({d, raw_params(dis_raw)});
+    job.limits = {frame_cnt, skip_ref, skip_dis};
+    jobs.push_back(std::move(job));
+  }
+  std::vector<std::unique_ptr<twinmaf::Scorer>> scorers(jobs.size());
+  std::vector<twinmaf::Status> status(jobs.size());
+  twinmaf::BatchOptions options;
+  options.in_flight = in_flight;
+  options.cancel = std::make_shared<std::atomic<bool>>(false);
+  options.done = [&](size_t k, std::unique_ptr<twinmaf::Scorer> s, const twinmaf::Status& st) {
+    scorers[k] = std::move(s);
+    status[k] = st;
+  };
+  const auto cancel = options.cancel;
+  (void)run_interruptibly(
+      [&] {
+        twinmaf::score_many(jobs, options);
+        return twinmaf::ok_status();
+      },
+      [cancel] { cancel->store(true); });
+  py::list out;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const twinmaf::Status& st = status[k];
+    if (st.ok()) {
+      out.append(py::cast(std::make_unique<PyScorer>(std::move(scorers[k]))));
+      continue;
+    }
+    const char* kind = st.code() == twinmaf::Code::kIo         ? "OSError"
+                       : st.code() == twinmaf::Code::kInternal ? "RuntimeError"
+                                                               : "ValueError";
+    out.append(py::make_tuple(kind, st.message()));
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_twinmaf, m) {
@@ -390,6 +460,7 @@ PYBIND11_MODULE(_twinmaf, m) {
   m.def("check_output_path", [](const std::string& path) { check(twinmaf::check_output_path(path)); });
   m.def("write_file",
         [](const std::string& path, const std::string& text) { check(twinmaf::write_files({{path, text}})); });
+  m.def("score_many", &score_many, py::arg("jobs"), py::arg("in_flight"));
   py::class_<PyScorer>(m, "Scorer")
       .def(py::init<std::vector<std::string>, std::vector<std::string>, unsigned, unsigned, const std::string&,
                     const std::string&, unsigned, unsigned, py::object>(),

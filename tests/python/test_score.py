@@ -1,5 +1,6 @@
 """twinmaf.score: files and numpy frames give the CLI's values (==); the
 result's files are the CLI's; bad arguments raise one clear error."""
+import json
 import os
 
 import numpy as np
@@ -277,3 +278,43 @@ def test_ctrl_c_interrupts_score_on_an_endless_input():
         p.kill()
         raise
     assert p.returncode == 3 and "interrupted" in out, (p.returncode, out, err)
+
+
+def test_score_many_equals_score(clips, tmp_path):
+    ref, dis, dis2 = clips["ref.y4m"], clips["dis.y4m"], clips["dis2.y4m"]
+    raw = dict(width=W, height=H, pixel_format="420", bitdepth=8)
+    jobs = [
+        (ref, dis),
+        {"reference": ref, "distorted": [dis, dis2], "features": ("psnr",)},
+        {"reference": ref, "distorted": tmp_path / "missing.y4m"},
+        {"reference": clips["ref.yuv"], "distorted": clips["dis2.yuv"], **raw},
+        {"reference": ref, "distorted": dis2, "models": ("vmaf_v0.6.1neg",), "subsample": 2},
+    ]
+    for in_flight in (1, 3):
+        out = twinmaf.score_many(jobs, frame_count=6, in_flight=in_flight, errors="return")
+        assert len(out) == 5
+        alone = [
+            twinmaf.score(ref, dis, frame_count=6),
+            twinmaf.score(ref, dis, features=("psnr",), frame_count=6),
+            twinmaf.score(ref, dis2, features=("psnr",), frame_count=6),
+            twinmaf.score(clips["ref.yuv"], clips["dis2.yuv"], frame_count=6, **raw),
+            twinmaf.score(ref, dis2, models=("vmaf_v0.6.1neg",), subsample=2, frame_count=6),
+        ]
+        for got, want in ((out[0], alone[0]), (out[1][0], alone[1]), (out[1][1], alone[2]), (out[3], alone[3]),
+                          (out[4], alone[4])):
+            assert got.frames == want.frames and got.pooled == want.pooled
+            files = [json.loads(r.to_json(precision="max")) for r in (got, want)]
+            for f in files:
+                f.pop("fps")
+            assert files[0] == files[1]
+        assert isinstance(out[2], OSError) and str(out[2]).startswith("job 2: ") and "missing.y4m" in str(out[2])
+    with pytest.raises(OSError, match="job 2: .*missing.y4m") as e:
+        twinmaf.score_many(jobs, frame_count=6)
+    assert e.value.results[0].pooled == alone[0].pooled and e.value.results[2] is e.value
+    with pytest.raises(TypeError, match="job 0: .*'bogus'"):
+        twinmaf.score_many([{"reference": ref, "distorted": dis, "bogus": 1}])
+    with pytest.raises(ValueError, match="job 1: score_many\\(\\) takes paths"):
+        twinmaf.score_many([(ref, dis), (ref, np.zeros((2, H, W), np.uint8))])
+    with pytest.raises(ValueError, match="progress"):
+        twinmaf.score_many([(ref, dis)], progress=print)
+    assert twinmaf.score_many([]) == []
