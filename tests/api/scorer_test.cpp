@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/same_scores.h"
@@ -311,6 +314,85 @@ TEST(Scorer, PresetsAndBackendChoices) {
   EXPECT_FALSE(twinmaf::parse_backend_choice("cpu,vif=cuda,cuda").ok());
   EXPECT_TRUE(twinmaf::has_feature("psnr"));
   EXPECT_FALSE(twinmaf::has_feature("nothing"));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ScoreMany, EachJobEqualsItsOwnScorer) {
+  const VideoFormat f{96, 64, PixFmt::k420, 8}, g{65, 49, PixFmt::k444, 10};
+  const Clip a = make_clip(f, 6, 5), b = make_clip(g, 4, 9);
+  const twinmaf::RawParams ra{f.w, f.h, f.fmt, f.bpc}, rb{g.w, g.h, g.fmt, g.bpc};
+  std::vector<twinmaf::Job> jobs(4);
+  jobs[0] = {config(0), {write_raw(a, false, "many_a_ref.yuv"), ra}, {{write_raw(a, true, "many_a_dis.yuv"), ra}}};
+  jobs[1] = {config(2), {"/nonexistent/ref.y4m"}, {{"/nonexistent/dis.y4m"}}};
+  jobs[2] = {config(1), {write_raw(b, false, "many_b_ref.yuv"), rb}, {{write_raw(b, true, "many_b_dis.yuv"), rb}}};
+  jobs[3] = jobs[0];
+  jobs[3].config.distorted = 2;
+  jobs[3].distorted.push_back(jobs[0].reference);  // the reference against itself too
+  jobs[3].limits.frame_cnt = 4;
+  for (unsigned in_flight : {1u, 3u}) {
+    SCOPED_TRACE(testing::Message() << in_flight << " in flight");
+    std::vector<std::unique_ptr<twinmaf::Scorer>> got(jobs.size());
+    std::vector<twinmaf::Status> status(jobs.size(), twinmaf::Status(twinmaf::Code::kInternal, "not reported"));
+    std::vector<int> calls(jobs.size(), 0);
+    twinmaf::BatchOptions options;
+    options.in_flight = in_flight;
+    options.done = [&](size_t k, std::unique_ptr<twinmaf::Scorer> s, const twinmaf::Status& st) {
+      ++calls[k];
+      got[k] = std::move(s);
+      status[k] = st;
+    };
+    twinmaf::score_many(jobs, options);
+    EXPECT_EQ(calls, std::vector<int>(jobs.size(), 1));
+    EXPECT_EQ(status[1].code(), twinmaf::Code::kIo) << status[1].message();
+    for (size_t k : {size_t(0), size_t(2), size_t(3)}) {
+      ASSERT_TRUE(status[k].ok()) << k << ": " << status[k].message();
+      auto alone = twinmaf::Scorer::create(jobs[k].config);
+      ASSERT_TRUE(alone.ok());
+      ASSERT_TRUE((*alone)->score(jobs[k].reference, jobs[k].distorted, jobs[k].limits).ok());
+      for (unsigned lane = 0; lane < jobs[k].distorted.size(); ++lane) {
+        EXPECT_EQ(got[k]->frames(lane), (*alone)->frames(lane));
+        EXPECT_EQ(got[k]->format(twinmaf::OutputFormat::kCsv, lane), (*alone)->format(twinmaf::OutputFormat::kCsv, lane));
+      }
+      twinmaf::test::expect_same_scores(*got[k], **alone);
+    }
+    EXPECT_EQ(got[3]->frames(0), 4u);
+  }
+}
+
+TEST(ScoreMany, CancelReportsEveryJob) {
+  const VideoFormat f{96, 64, PixFmt::k420, 8};
+  const Clip a = make_clip(f, 3, 5);
+  const twinmaf::RawParams ra{f.w, f.h, f.fmt, f.bpc};
+  std::vector<twinmaf::Job> jobs(5, {config(0), {write_raw(a, false, "cancel_ref.yuv"), ra},
+                                     {{write_raw(a, true, "cancel_dis.yuv"), ra}}});
+  twinmaf::BatchOptions options;
+  options.cancel = std::make_shared<std::atomic<bool>>(true);
+  size_t cancelled = 0, calls = 0;
+  options.done = [&](size_t, std::unique_ptr<twinmaf::Scorer>, const twinmaf::Status& st) {
+    ++calls;
+    cancelled += st.code() == twinmaf::Code::kCancelled;
+  };
+  twinmaf::score_many(jobs, options);
+  EXPECT_EQ(calls, jobs.size());
+  EXPECT_EQ(cancelled, jobs.size());
+  twinmaf::score_many({}, options);  // no job: returns at once
+
+  // Running jobs stop: endless inputs (raw /dev/zero), cancelled after they start.
+  std::vector<twinmaf::Job> endless(3, {config(0), {"/dev/zero", ra}, {{"/dev/zero", ra}}});
+  options.cancel->store(false);
+  options.in_flight = 2;
+  calls = cancelled = 0;
+  std::thread stop([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    options.cancel->store(true);
+  });
+  twinmaf::score_many(endless, options);
+  stop.join();
+  EXPECT_EQ(calls, endless.size());
+  EXPECT_EQ(cancelled, endless.size());
 }
 
 }  // namespace
