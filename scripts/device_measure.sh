@@ -12,6 +12,8 @@
 # VMAF v1 on the GPU (v1 twin tests, resident and end-to-end rates beside the
 # read + upload ceilings). PART=cpu4k: the CPU path at 4K on 16 threads beside
 # libvmaf's CLI (bin/vmaf; models/ and clips_mkv/ copied next to the script).
+# PART=batch: --batch against separate processes (twinmaf's and libvmaf
+# CUDA's, bin/vmaf_cuda) and one long job; outputs compared.
 # Every step's failure is recorded and the session goes on; it exits 1 if any
 # step failed (listed again at the end). Test runs keep their whole output in
 # $OUT/device_measure/ (or /tmp/device_measure/), their summary lines printed.
@@ -49,6 +51,85 @@ finish() {
   exit 0
 }
 B="$R twinmaf_gpu_bench"
+if [[ ${PART:-} == batch ]]; then
+# --batch (docs/cli.md): 100 jobs of 1080p x 240 frames against 100 processes
+# and one long job; 20 jobs of 4K x 480 frames against 20 processes of
+# twinmaf and of libvmaf's CUDA build (bin/vmaf_cuda); every batch output ==
+# its own process's (the fps field aside); a missing file fails alone.
+H="-w 1920 -h 1080 -p 420 -b 8"
+K="-w 3840 -h 2160 -p 420 -b 8"
+python3 device_gen.py 1920 1080 240 /tmp/r1k.yuv /tmp/d1k.yuv 24
+python3 device_gen.py 1920 1080 2400 /tmp/r1kl.yuv /tmp/d1kl.yuv 24
+python3 device_gen.py 3840 2160 480 /tmp/r4k.yuv /tmp/d4k.yuv 24
+cat /tmp/*.yuv > /dev/null
+rm -rf /tmp/out && mkdir -p /tmp/out
+secs() {  # whole wall time of a command, seconds
+  local t0=$(date +%s.%N)
+  "$@" > /tmp/out/last.log 2>&1 || failed $? "$*" /tmp/out/last.log
+  python3 -c "print(f'{$(date +%s.%N) - $t0:.3f}')"
+}
+jobs() {  # jobs N REF DIS DIR: a jobs file of N jobs writing DIR/k.json
+  mkdir -p "$4"
+  for k in $(seq 1 "$1"); do echo "{\"reference\": \"$2\", \"distorted\": \"$3\", \"output\": \"$4/$k.json\"}"; done
+}
+same() {  # same DIR_A DIR_B: every JSON result equal but for fps
+  python3 - "$1" "$2" <<'EOS' || failed 1 "outputs of $1 != $2"
+import json, os, sys
+a, b = sys.argv[1:]
+names = sorted(os.listdir(a))
+bad = [n for n in names if {k: v for k, v in json.load(open(f"{a}/{n}")).items() if k != "fps"} !=
+       {k: v for k, v in json.load(open(f"{b}/{n}")).items() if k != "fps"}]
+print(f"{len(names)} results compared, {len(bad)} differ")
+sys.exit(1 if bad or not names else 0)
+EOS
+}
+section "100 jobs, 1080p x 240 frames, vmaf_v0.6.1, raw in the page cache (whole wall time, s)"
+mkdir -p /tmp/out/sep1k
+t=$(secs bash -c "for k in \$(seq 1 100); do $R twinmaf -r /tmp/r1k.yuv -d /tmp/d1k.yuv $H --json -q -o /tmp/out/sep1k/\$k.json || exit 1; done")
+echo "100 processes: $t s ($(python3 -c "print(f'{24000 / $t:.0f}')") fps)"
+for n in 1 2 3 4; do
+  jobs 100 /tmp/r1k.yuv /tmp/d1k.yuv /tmp/out/bat1k_$n > /tmp/out/jobs1k_$n.jsonl
+  t=$(secs $R twinmaf --batch /tmp/out/jobs1k_$n.jsonl $H --json -q --batch-jobs $n --batch-summary /tmp/out/sum1k_$n.jsonl)
+  echo "--batch, --batch-jobs $n: $t s ($(python3 -c "print(f'{24000 / $t:.0f}')") fps)"
+  same /tmp/out/bat1k_$n /tmp/out/sep1k
+done
+jobs 100 /tmp/r1k.yuv /tmp/d1k.yuv /tmp/out/bat1k_0 > /tmp/out/jobs1k_0.jsonl
+t=$(secs $R twinmaf --batch /tmp/out/jobs1k_0.jsonl $H --json -q)
+echo "--batch, default jobs in flight: $t s ($(python3 -c "print(f'{24000 / $t:.0f}')") fps)"
+same /tmp/out/bat1k_0 /tmp/out/sep1k
+t=$(secs $R twinmaf -r /tmp/r1kl.yuv -d /tmp/d1kl.yuv $H -q)
+echo "one long job, 2400 frames: $t s ($(python3 -c "print(f'{2400 / $t:.0f}')") fps)"
+head -2 /tmp/out/sum1k_2.jsonl | cut -c1-300
+section "20 jobs, 4K x 480 frames, vmaf_v0.6.1 (whole wall time, s)"
+mkdir -p /tmp/out/sep4k /tmp/out/lv4k
+t=$(secs bash -c "for k in \$(seq 1 20); do $R twinmaf -r /tmp/r4k.yuv -d /tmp/d4k.yuv $K --json -q -o /tmp/out/sep4k/\$k.json || exit 1; done")
+echo "20 twinmaf processes: $t s"
+for n in 2 3; do
+  jobs 20 /tmp/r4k.yuv /tmp/d4k.yuv /tmp/out/bat4k_$n > /tmp/out/jobs4k_$n.jsonl
+  t=$(secs $R twinmaf --batch /tmp/out/jobs4k_$n.jsonl $K --json -q --batch-jobs $n)
+  echo "--batch, --batch-jobs $n: $t s ($(python3 -c "print(f'{9600 / $t:.0f}')") fps)"
+  same /tmp/out/bat4k_$n /tmp/out/sep4k
+done
+if [[ -x bin/vmaf_cuda ]]; then
+  t=$(secs bash -c "for k in \$(seq 1 20); do $R vmaf_cuda -r /tmp/r4k.yuv -d /tmp/d4k.yuv $K --json -q -o /tmp/out/lv4k/\$k.json || exit 1; done")
+  echo "20 libvmaf CUDA processes: $t s"
+  python3 -c "import json; a=json.load(open('/tmp/out/lv4k/1.json'))['pooled_metrics']['vmaf']['mean']; b=json.load(open('/tmp/out/bat4k_2/1.json'))['pooled_metrics']['vmaf']['mean']; print('libvmaf CUDA vmaf', a, 'twinmaf', b)"
+else
+  failed 1 "bin/vmaf_cuda is not bundled"
+fi
+section "a missing file in the middle fails alone"
+{ echo '{"reference": "/tmp/r1k.yuv", "distorted": "/tmp/d1k.yuv", "output": "/tmp/out/m1.json"}'
+  echo '{"reference": "/tmp/missing.yuv", "distorted": "/tmp/d1k.yuv", "output": "/tmp/out/m2.json"}'
+  echo '{"reference": "/tmp/r1k.yuv", "distorted": "/tmp/d1k.yuv", "output": "/tmp/out/m3.json"}'; } > /tmp/out/missing.jsonl
+set +e
+$R twinmaf --batch /tmp/out/missing.jsonl $H --json --batch-summary /tmp/out/missing_sum.jsonl
+code=$?
+set -e
+echo "exit $code; outputs: $(ls /tmp/out/m?.json | tr '\n' ' ')"
+[[ $code == 2 && -f /tmp/out/m1.json && -f /tmp/out/m3.json && ! -f /tmp/out/m2.json ]] || failed 1 "missing-file batch"
+cut -c1-200 /tmp/out/missing_sum.jsonl
+finish
+fi
 if [[ ${PART:-} == startup ]]; then
 # Whole processes from raw files in the page cache: this build beside the
 # earlier one in .device/base/ (same commands, same run), best of 3, then
