@@ -1,6 +1,6 @@
 #!/bin/bash
 # fuzz.sh [SECONDS [NAME...]] — builds the libFuzzer targets (the fuzz preset:
-# clang-16, ASan + UBSan, FFmpeg's libraries uninstrumented, tests/fuzz) and
+# clang, ASan + UBSan, FFmpeg's libraries uninstrumented, tests/fuzz) and
 # runs each (or the NAMEs: y4m model svm cli jobs access_points container push)
 # for SECONDS (default 600) from its committed seed corpus with its
 # dictionary. New inputs go to
@@ -16,7 +16,11 @@ names=("$@")
 # on PATH by themselves.
 sym=${ASAN_SYMBOLIZER_PATH:-$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer || true)}
 [[ -n $sym ]] && export ASAN_SYMBOLIZER_PATH=$sym
-cmake --preset fuzz >/dev/null
+# The newest versioned clang installed (scripts/deps.sh: 16 on Debian 12, 19
+# on Debian 13, 18 on Ubuntu 24.04).
+clang=$(compgen -c clang++- | grep -E '^clang\+\+-[0-9]+$' | sort -t- -k2 -n | tail -1)
+[[ -n $clang ]] || { echo "fuzz.sh: no clang++-N on PATH (scripts/deps.sh installs it)" >&2; exit 1; }
+cmake --preset fuzz -DCMAKE_C_COMPILER="${clang/clang++/clang}" -DCMAKE_CXX_COMPILER="$clang" >/dev/null
 cmake --build --preset fuzz
 status=0
 for name in "${names[@]}"; do
