@@ -44,10 +44,10 @@ chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/cuda/bin:/usr/sbin:/us
   /bin/bash -c 'set -euo pipefail
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends git ca-certificates
     cd /work/twinmaf
-    gcc --version | head -1
     echo "=== scripts/demo.sh"; scripts/demo.sh
+    g++ --version | head -1
     echo "=== scripts/test.sh"; scripts/test.sh' 2>&1 | tee "$log" || status=$?
 echo
 echo "=== summary (Debian 13 chroot at $root; whole output: $log)"
-grep -E '^(gcc|=== )|vmaf_v0\.6\.1: |tests passed|tests failed|The following tests|Failed|\*\*\*|^fuzz:|^Done [0-9]+ runs' "$log" || true
+grep -E '^(g\+\+|=== )|vmaf_v0\.6\.1: |tests passed|tests failed|The following tests|Failed|\*\*\*|^fuzz:|^Done [0-9]+ runs' "$log" || true
 exit "$status"
