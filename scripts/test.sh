@@ -14,5 +14,5 @@ cmake --build --preset release
 ctest --preset release -j2 --label-exclude full
 cmake --preset asan >/dev/null
 cmake --build --preset asan --target twinmaf twinmaf_unit twinmaf_api twinmaf_noiseclip
-ctest --preset asan -j2 -R '^(unit|api|cli|golden_prepare|golden)$'
+ctest --preset asan -j2 -R '^(unit|api|cli|cli_batch|golden_prepare|golden)$'
 scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
