@@ -428,6 +428,10 @@ class Scorer {
   std::unique_ptr<Impl> impl_;
 };
 
+// CUDA devices visible to this process (0 without a driver or in a build
+// without CUDA).
+unsigned gpu_count();
+
 // One job of score_many(): what Scorer::create() and score() take.
 struct Job {
   ScorerConfig config;
@@ -437,7 +441,8 @@ struct Job {
 };
 
 struct BatchOptions {
-  // Jobs scored at once, each on a thread of its own; 0: 2 where the first
+  // Jobs scored at once (per GPU with `gpus`), each on a thread of its own;
+  // 0: 2 where the first
   // job may use a GPU that is present (one job's reading, decoding and
   // upload overlap another's kernels), else as many as the cores hold jobs
   // of the first job's threads (ScorerConfig::threads, 0 counting as 1).
@@ -445,6 +450,11 @@ struct BatchOptions {
   // Each job as it ends: its index, its scorer (null when create() failed)
   // and its status. Called one job at a time, on a thread of the batch.
   std::function<void(std::size_t job, std::unique_ptr<Scorer> scorer, const Status& status)> done;
+  // GPUs the jobs are spread over (CUDA device indexes; an index may repeat
+  // to run two engines on one device): `in_flight` jobs at once on each, a
+  // job going to the GPU whose worker frees first, its ScorerConfig::gpu
+  // replaced. Empty: each job's own ScorerConfig::gpu.
+  std::vector<int> gpus;
   // Set from any thread to stop the batch: running jobs end with
   // Code::kCancelled (Scorer::cancel()), jobs not started are reported with
   // it.

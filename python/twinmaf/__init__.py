@@ -430,7 +430,7 @@ _ERRORS = {"ValueError": ValueError, "OSError": OSError, "RuntimeError": Runtime
 
 
 @_takes_options
-def score_many(jobs, *, in_flight=0, errors="raise", **options):
+def score_many(jobs, *, in_flight=0, gpus=None, errors="raise", **options):
     """Scores many jobs in one process; returns one entry per job, in order.
 
     jobs: (reference, distorted) pairs of paths, or dicts with 'reference',
@@ -441,7 +441,9 @@ def score_many(jobs, *, in_flight=0, errors="raise", **options):
     The GPU context and its kernels are set up once for all jobs, and
     in_flight jobs run at once (0: 2 on a GPU, else as many as the cores hold
     jobs of `threads` threads), so one job's reading and decoding overlap
-    another's kernels. Each Result equals score()'s for its job.
+    another's kernels. gpus: 'all' or a list of CUDA device indexes the
+    jobs are spread over, in_flight on each (an index may repeat); None:
+    each job's device 0. Each Result equals score()'s for its job.
     A failing job fails alone: errors='raise' raises the first failure (by
     job) once every job has run, with every job's entry in its `results`;
     errors='return' puts the exception in the job's entry instead.
@@ -491,7 +493,13 @@ def score_many(jobs, *, in_flight=0, errors="raise", **options):
             lanes.append(len(dps) if many else 0)
         except (ValueError, TypeError) as e:
             raise type(e)(f"job {k}: {e}") from None
-    done = _twinmaf.score_many(specs, _unsigned("in_flight", in_flight))
+    if gpus == "all":
+        gpus = list(range(max(1, _twinmaf.gpu_count())))
+    elif gpus is None:
+        gpus = []
+    elif isinstance(gpus, (str, bytes)) or not all(isinstance(g, int) and 0 <= g < 1024 for g in gpus):
+        raise ValueError(f"gpus: expected 'all' or a list of device indexes, got {gpus!r}")
+    done = _twinmaf.score_many(specs, _unsigned("in_flight", in_flight), list(gpus))
     results, first = [], None
     for k, (entry, n) in enumerate(zip(done, lanes)):
         if isinstance(entry, tuple):

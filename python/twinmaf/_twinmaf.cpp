@@ -407,7 +407,7 @@ using PyJob = std::tuple<std::vector<std::string>, std::vector<std::string>, uns
                          std::string, unsigned, std::string, py::object, std::vector<std::string>, py::object,
                          unsigned, unsigned, unsigned>;
 
-py::list score_many(const std::vector<PyJob>& py_jobs, unsigned in_flight) {
+py::list score_many(const std::vector<PyJob>& py_jobs, unsigned in_flight, const std::vector<int>& gpus) {
   std::vector<twinmaf::Job> jobs;
   for (const PyJob& j : py_jobs) {
     const auto& [models, features, threads, subsample, backend, decode, decoders, ref, ref_raw, dis, dis_raw,
@@ -424,6 +424,7 @@ py::list score_many(const std::vector<PyJob>& py_jobs, unsigned in_flight) {
   std::vector<twinmaf::Status> status(jobs.size());
   twinmaf::BatchOptions options;
   options.in_flight = in_flight;
+  options.gpus = gpus;
   options.cancel = std::make_shared<std::atomic<bool>>(false);
   options.done = [&](size_t k, std::unique_ptr<twinmaf::Scorer> s, const twinmaf::Status& st) {
     scorers[k] = std::move(s);
@@ -460,7 +461,8 @@ PYBIND11_MODULE(_twinmaf, m) {
   m.def("check_output_path", [](const std::string& path) { check(twinmaf::check_output_path(path)); });
   m.def("write_file",
         [](const std::string& path, const std::string& text) { check(twinmaf::write_files({{path, text}})); });
-  m.def("score_many", &score_many, py::arg("jobs"), py::arg("in_flight"));
+  m.def("score_many", &score_many, py::arg("jobs"), py::arg("in_flight"), py::arg("gpus"));
+  m.def("gpu_count", &twinmaf::gpu_count);
   py::class_<PyScorer>(m, "Scorer")
       .def(py::init<std::vector<std::string>, std::vector<std::string>, unsigned, unsigned, const std::string&,
                     const std::string&, unsigned, unsigned, py::object>(),

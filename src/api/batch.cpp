@@ -31,6 +31,18 @@ bool may_use_gpu(const ScorerConfig& cfg) {
 #endif
 }
 
+}  // namespace
+
+unsigned gpu_count() {
+#if TWINMAF_HAVE_CUDA
+  return static_cast<unsigned>(gpu::list_devices().size());
+#else
+  return 0;
+#endif
+}
+
+namespace {
+
 unsigned auto_in_flight(const Job& first) {
   if (may_use_gpu(first.config)) return 2;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -41,8 +53,9 @@ unsigned auto_in_flight(const Job& first) {
 
 void score_many(const std::vector<Job>& jobs, const BatchOptions& options) {
   if (jobs.empty()) return;
+  const unsigned per_gpu = options.in_flight ? options.in_flight : auto_in_flight(jobs.front());
   const unsigned workers = static_cast<unsigned>(
-      std::min<size_t>(jobs.size(), options.in_flight ? options.in_flight : auto_in_flight(jobs.front())));
+      std::min<size_t>(jobs.size(), size_t(per_gpu) * std::max<size_t>(1, options.gpus.size())));
   std::mutex mutex;  // guards next, running, done() calls and finished
   std::condition_variable changed;
   size_t next = 0, finished = 0;
@@ -62,7 +75,8 @@ void score_many(const std::vector<Job>& jobs, const BatchOptions& options) {
         if (next == jobs.size()) return;
         job = next++;
       }
-      const Job& j = jobs[job];
+      Job j = jobs[job];
+      if (!options.gpus.empty()) j.config.gpu = options.gpus[slot % options.gpus.size()];
       if (cancelled()) {
         report(job, nullptr, Status(Code::kCancelled, "the batch was cancelled"));
         continue;

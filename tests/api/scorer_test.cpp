@@ -324,11 +324,18 @@ TEST(ScoreMany, EachJobEqualsItsOwnScorer) {
   const VideoFormat f{96, 64, PixFmt::k420, 8}, g{65, 49, PixFmt::k444, 10};
   const Clip a = make_clip(f, 6, 5), b = make_clip(g, 4, 9);
   const twinmaf::RawParams ra{f.w, f.h, f.fmt, f.bpc}, rb{g.w, g.h, g.fmt, g.bpc};
-  std::vector<twinmaf::Job> jobs(4);
-  jobs[0] = {config(0), {write_raw(a, false, "many_a_ref.yuv"), ra}, {{write_raw(a, true, "many_a_dis.yuv"), ra}}};
-  jobs[1] = {config(2), {"/nonexistent/ref.y4m"}, {{"/nonexistent/dis.y4m"}}};
-  jobs[2] = {config(1), {write_raw(b, false, "many_b_ref.yuv"), rb}, {{write_raw(b, true, "many_b_dis.yuv"), rb}}};
-  jobs[3] = jobs[0];
+  const auto job = [](ScorerConfig cfg, twinmaf::InputFile ref, twinmaf::InputFile dis) {
+    twinmaf::Job j;
+    j.config = std::move(cfg);
+    j.reference = std::move(ref);
+    j.distorted.push_back(std::move(dis));
+    return j;
+  };
+  std::vector<twinmaf::Job> jobs;
+  jobs.push_back(job(config(0), {write_raw(a, false, "many_a_ref.yuv"), ra}, {write_raw(a, true, "many_a_dis.yuv"), ra}));
+  jobs.push_back(job(config(2), {"/nonexistent/ref.y4m", std::nullopt}, {"/nonexistent/dis.y4m", std::nullopt}));
+  jobs.push_back(job(config(1), {write_raw(b, false, "many_b_ref.yuv"), rb}, {write_raw(b, true, "many_b_dis.yuv"), rb}));
+  jobs.push_back(jobs[0]);
   jobs[3].config.distorted = 2;
   jobs[3].distorted.push_back(jobs[0].reference);  // the reference against itself too
   jobs[3].limits.frame_cnt = 4;
@@ -339,6 +346,7 @@ TEST(ScoreMany, EachJobEqualsItsOwnScorer) {
     std::vector<int> calls(jobs.size(), 0);
     twinmaf::BatchOptions options;
     options.in_flight = in_flight;
+    if (in_flight == 3) options.gpus = {0, 0};  // spread over two engines of device 0 (the CPU here)
     options.done = [&](size_t k, std::unique_ptr<twinmaf::Scorer> s, const twinmaf::Status& st) {
       ++calls[k];
       got[k] = std::move(s);
@@ -366,8 +374,11 @@ TEST(ScoreMany, CancelReportsEveryJob) {
   const VideoFormat f{96, 64, PixFmt::k420, 8};
   const Clip a = make_clip(f, 3, 5);
   const twinmaf::RawParams ra{f.w, f.h, f.fmt, f.bpc};
-  std::vector<twinmaf::Job> jobs(5, {config(0), {write_raw(a, false, "cancel_ref.yuv"), ra},
-                                     {{write_raw(a, true, "cancel_dis.yuv"), ra}}});
+  twinmaf::Job one;
+  one.config = config(0);
+  one.reference = {write_raw(a, false, "cancel_ref.yuv"), ra};
+  one.distorted = {{write_raw(a, true, "cancel_dis.yuv"), ra}};
+  std::vector<twinmaf::Job> jobs(5, one);
   twinmaf::BatchOptions options;
   options.cancel = std::make_shared<std::atomic<bool>>(true);
   size_t cancelled = 0, calls = 0;
@@ -381,7 +392,9 @@ TEST(ScoreMany, CancelReportsEveryJob) {
   twinmaf::score_many({}, options);  // no job: returns at once
 
   // Running jobs stop: endless inputs (raw /dev/zero), cancelled after they start.
-  std::vector<twinmaf::Job> endless(3, {config(0), {"/dev/zero", ra}, {{"/dev/zero", ra}}});
+  one.reference = {"/dev/zero", ra};
+  one.distorted = {{"/dev/zero", ra}};
+  std::vector<twinmaf::Job> endless(3, one);
   options.cancel->store(false);
   options.in_flight = 2;
   calls = cancelled = 0;

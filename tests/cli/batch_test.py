@@ -124,6 +124,17 @@ with tempfile.TemporaryDirectory() as tmp:
                       s["frames"][lane] == frames, (s, d["pooled_metrics"].get("vmaf")))
         check(f"{tag}: the shorter encode's frames", by_line[2]["frames"] == [8, 5], by_line[2])
 
+    # Jobs spread over GPUs (--gpu 0,0: two engines on device 0; on a machine
+    # without one the jobs run on the CPU): the same files.
+    for o in sum(outputs.values(), []):
+        os.remove(o)
+    p = run("--batch", "jobs.jsonl", "--json", "--precision", "max", "--gpu", "0,0", "-q")
+    check("--gpu 0,0: exit 2 (a job failed)", p.returncode == 2, p.stderr)
+    for k in outputs:
+        for got, want in zip(outputs[k], mine[k]):
+            check(f"--gpu 0,0: job {k} {got} == its own run's", os.path.exists(got) and timeless(got) == timeless(want),
+                  got)
+
     # Jobs on standard input; a job's key replaces the default of its flag.
     os.remove("j1.json")
     p = run("--batch", "-", "--json", "--precision", "max", "--model", "version=vmaf_v0.6.1neg",
@@ -151,6 +162,10 @@ with tempfile.TemporaryDirectory() as tmp:
     with open("bad.jsonl", "w") as f:
         f.write("".join(line + "\n" for line, _ in bad))
     p = run("--batch", "bad.jsonl", "-q")
+    q = run("--batch", "-", "--gpu", "all", "-q", stdin=json.dumps({"reference": "ref.y4m", "distorted": "a.y4m",
+                                                                    "gpu": 0}) + "\n")
+    check("a job's gpu under --gpu all: refused", q.returncode == 2 and
+          "the command line's --gpu list assigns each job's GPU" in q.stderr, q.stderr)
     errors = [l for l in p.stderr.splitlines() if l.startswith("twinmaf: error: ")]
     want = [(n, needle) for n, (_, needle) in enumerate(bad, 1) if needle]
     check("bad jobs: exit 2", p.returncode == 2, p.stderr)
@@ -164,7 +179,9 @@ with tempfile.TemporaryDirectory() as tmp:
     for args, needle in ((["--batch", "nowhere.jsonl"], "cannot read nowhere.jsonl"),
                          (["--batch-summary", "s.jsonl", "-r", "ref.y4m", "-d", "a.y4m"], "need --batch"),
                          (["--batch", "empty.jsonl"], "no job"),
-                         (["--batch", "jobs.jsonl", "--batch-jobs", "x"], "--batch-jobs")):
+                         (["--batch", "jobs.jsonl", "--batch-jobs", "x"], "--batch-jobs"),
+                         (["--batch", "jobs.jsonl", "--gpu", "0,x"], "--gpu"),
+                         (["-r", "ref.y4m", "-d", "a.y4m", "--gpu", "0,1"], "spreads --batch jobs")):
         open("empty.jsonl", "w").write("\n\n")
         p = run(*args)
         lines = p.stderr.strip().splitlines()

@@ -290,8 +290,8 @@ def test_score_many_equals_score(clips, tmp_path):
         {"reference": clips["ref.yuv"], "distorted": clips["dis2.yuv"], **raw},
         {"reference": ref, "distorted": dis2, "models": ("vmaf_v0.6.1neg",), "subsample": 2},
     ]
-    for in_flight in (1, 3):
-        out = twinmaf.score_many(jobs, frame_count=6, in_flight=in_flight, errors="return")
+    for in_flight, gpus in ((1, None), (3, [0, 0])):
+        out = twinmaf.score_many(jobs, frame_count=6, in_flight=in_flight, gpus=gpus, errors="return")
         assert len(out) == 5
         alone = [
             twinmaf.score(ref, dis, frame_count=6),
@@ -318,3 +318,5 @@ def test_score_many_equals_score(clips, tmp_path):
     with pytest.raises(ValueError, match="progress"):
         twinmaf.score_many([(ref, dis)], progress=print)
     assert twinmaf.score_many([]) == []
+    with pytest.raises(ValueError, match="gpus"):
+        twinmaf.score_many([(ref, dis)], gpus="0,1")

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -126,7 +127,9 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
     app.add_option("--backend", backend,
                    "cpu, cuda, or auto (default: each feature on its GPU twin if a GPU is present), then per "
                    "feature: auto,psnr_hvs=cpu");
-    app.add_option("--gpu", gpu, "CUDA device index (default 0)");
+    app.add_option("--gpu", gpu,
+                   "CUDA device index (default 0); with --batch also all or a list (0,1,...): jobs spread over "
+                   "those GPUs, --batch-jobs on each");
     app.add_option("--decode", decode,
                    "compressed inputs: auto (default: NVDEC where the GPU decodes the codec and every feature runs "
                    "there, shared with CPU decoders when several inputs decode), cpu, or nvdec; or one per input, "
@@ -186,9 +189,22 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       if (!out.batch_summary.empty() || !batch_jobs.empty()) fail("--batch-summary and --batch-jobs need --batch");
     } else {
       if (!batch_jobs.empty()) out.batch_jobs = parse_unsigned("--batch-jobs", batch_jobs, 0, 64);
+      const bool spread = gpu == "all" || gpu.find(',') != std::string::npos;
+      if (gpu == "all") {
+        // No device: device 0, where each job finds none (auto: the CPU).
+        for (unsigned d = 0; d < std::max(1u, gpu_count()); ++d) out.batch_gpus.push_back(static_cast<int>(d));
+      } else if (spread) {
+        for (size_t at = 0;;) {
+          const size_t end = gpu.find(',', at);
+          out.batch_gpus.push_back(
+              static_cast<int>(parse_unsigned("--gpu", gpu.substr(at, end == std::string::npos ? end : end - at), 0, 1023)));
+          if (end == std::string::npos) break;
+          at = end + 1;
+        }
+      }
       for (const CLI::Option* o : app.parse_order()) {
         const std::string name = o->get_lnames().front();
-        if (name.starts_with("batch")) continue;
+        if (name.starts_with("batch") || (spread && name == "gpu")) continue;
         if (o->get_expected_max() == 0) {
           out.batch_defaults.push_back({name, std::nullopt});
           continue;
@@ -276,6 +292,8 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       cfg.backend = b->backend;
       cfg.feature_backends = b->per_feature;
     }
+    if (gpu == "all" || gpu.find(',') != std::string::npos)
+      fail("--gpu " + gpu + ": a list of GPUs spreads --batch jobs; one run takes one index");
     if (!gpu.empty()) cfg.gpu = static_cast<int>(parse_unsigned("--gpu", gpu, 0, 1023));
     if (!readers.empty()) cfg.readers = parse_unsigned("--readers", readers, 0, 256);
     if (!decode.empty()) {

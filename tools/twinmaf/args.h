@@ -42,6 +42,7 @@ struct CliRequest {
   std::string batch;
   std::string batch_summary;  // --batch-summary FILE
   unsigned batch_jobs = 0;    // --batch-jobs N (BatchOptions::in_flight)
+  std::vector<int> batch_gpus;  // --gpu all|0,1,... (BatchOptions::gpus)
   std::vector<CliFlag> batch_defaults;
 };
 

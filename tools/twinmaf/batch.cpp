@@ -39,7 +39,8 @@ Result<std::optional<std::optional<std::string>>> flag_value(const std::string& 
 
 // A job's line as command-line arguments: the defaults not named by the
 // job, then the job's flags in its keys' order.
-Result<std::vector<std::string>> job_arguments(const json& job, const std::vector<CliFlag>& defaults) {
+Result<std::vector<std::string>> job_arguments(const json& job, const std::vector<CliFlag>& defaults,
+                                               bool gpus_assigned) {
   if (!job.is_object())
     return Status(Code::kInvalidArgument, "a job is a JSON object of flags, e.g. {\"reference\": \"r.y4m\", ...}");
   std::vector<std::string> args{"twinmaf"};
@@ -54,6 +55,8 @@ Result<std::vector<std::string>> job_arguments(const json& job, const std::vecto
     if (kBatchOnly.contains(key))
       return Status(Code::kInvalidArgument,
                     "\"" + key + "\" is not a job's flag: give it on the command line, beside --batch");
+    if (key == "gpu" && gpus_assigned)
+      return Status(Code::kInvalidArgument, "\"gpu\": the command line's --gpu list assigns each job's GPU");
     const json list = v.is_array() ? v : json::array({v});
     for (const json& item : list) {
       auto value = flag_value(key, item);
@@ -64,8 +67,8 @@ Result<std::vector<std::string>> job_arguments(const json& job, const std::vecto
   return args;
 }
 
-Result<CliRequest> parse_job(const json& job, const std::vector<CliFlag>& defaults) {
-  auto args = job_arguments(job, defaults);
+Result<CliRequest> parse_job(const json& job, const std::vector<CliFlag>& defaults, bool gpus_assigned) {
+  auto args = job_arguments(job, defaults, gpus_assigned);
   if (!args.ok()) return args.status();
   std::vector<char*> argv;
   for (std::string& a : *args) argv.push_back(a.data());
@@ -132,7 +135,7 @@ json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 }  // namespace
 
-std::vector<BatchJob> parse_jobs(std::string_view text, const std::vector<CliFlag>& defaults) {
+std::vector<BatchJob> parse_jobs(std::string_view text, const std::vector<CliFlag>& defaults, bool gpus_assigned) {
   std::vector<BatchJob> jobs;
   unsigned line = 0;
   while (!text.empty()) {
@@ -144,7 +147,7 @@ std::vector<BatchJob> parse_jobs(std::string_view text, const std::vector<CliFla
     BatchJob job;
     job.line = line;
     try {
-      auto req = parse_job(json::parse(l), defaults);
+      auto req = parse_job(json::parse(l), defaults, gpus_assigned);
       if (req.ok()) job.request = std::move(*req);
       else job.status = req.status();
     } catch (const json::exception& e) {
@@ -228,6 +231,7 @@ int run_batch(const CliRequest& batch, const std::vector<BatchJob>& jobs, const 
   }
   BatchOptions options;
   options.in_flight = batch.batch_jobs;
+  options.gpus = batch.batch_gpus;
   options.done = [&](size_t job, std::unique_ptr<Scorer> scorer, const Status& st) {
     const size_t k = index[job];
     const BatchJob& j = jobs[k];

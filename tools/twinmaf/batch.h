@@ -28,8 +28,10 @@ struct BatchJob {
 // The jobs of a jobs file's text. A job fails alone (its status) when its
 // line is not such an object, its flags do not parse (parse_cli), it is
 // refused before scoring (check_request), it reads standard input or writes
-// standard output, or it writes a file another job writes or reads.
-std::vector<BatchJob> parse_jobs(std::string_view text, const std::vector<CliFlag>& defaults);
+// standard output, or it writes a file another job writes or reads, or it
+// names its GPU where the batch assigns them (`gpus_assigned`: --gpu LIST).
+std::vector<BatchJob> parse_jobs(std::string_view text, const std::vector<CliFlag>& defaults,
+                                 bool gpus_assigned = false);
 
 // The jobs file's text (at most 64 MiB; "-": standard input).
 Result<std::string> read_jobs(const std::string& path);

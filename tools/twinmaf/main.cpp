@@ -163,7 +163,7 @@ int run_batch(twinmaf::CliRequest& batch, ProgressPrinter& progress) {
     std::fprintf(stderr, "twinmaf: error: %s\n", text.status().message().c_str());
     return text.status().exit_code();
   }
-  const std::vector<twinmaf::cli::BatchJob> jobs = twinmaf::cli::parse_jobs(*text, batch.batch_defaults);
+  const std::vector<twinmaf::cli::BatchJob> jobs = twinmaf::cli::parse_jobs(*text, batch.batch_defaults, !batch.batch_gpus.empty());
   if (jobs.empty()) {
     std::fprintf(stderr, "twinmaf: error: --batch %s: no job\n", batch.batch.c_str());
     return 2;
