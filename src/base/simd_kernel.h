@@ -35,12 +35,14 @@
 #pragma once
 
 // Opens the current target's namespace (twinmaf::HWY_NAMESPACE, with hn =
-// hwy::HWY_NAMESPACE) and its code-generation attributes.
-#define TWINMAF_SIMD_BEGIN  \
-  HWY_BEFORE_NAMESPACE();   \
-  namespace twinmaf {       \
-  namespace HWY_NAMESPACE { \
-  namespace hn = hwy::HWY_NAMESPACE;
+// hwy::HWY_NAMESPACE) and its code-generation attributes. The attribute
+// pragmas come last in each macro: GCC 14 drops the tokens that follow a
+// _Pragma("GCC target") in one macro expansion (Debian 13's g++ 14.2).
+#define TWINMAF_SIMD_BEGIN             \
+  namespace twinmaf {                  \
+  namespace HWY_NAMESPACE {            \
+  namespace hn = hwy::HWY_NAMESPACE;   \
+  HWY_BEFORE_NAMESPACE();
 
 // Closes what TWINMAF_SIMD_BEGIN opened.
 #define TWINMAF_SIMD_END           \
