@@ -1,5 +1,6 @@
 #include "tests/twin/twin_harness.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
