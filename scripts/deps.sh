@@ -23,7 +23,8 @@ pkgs=(cmake ninja-build g++ pkg-config python3 xz-utils ffmpeg make dpkg-dev git
       libfmt-dev nlohmann-json3-dev libcli11-dev libtbb-dev libhwy-dev libgtest-dev libbenchmark-dev
       libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
       "clang-$clang" "libclang-rt-$clang-dev"  # the fuzzers (scripts/fuzz.sh)
-      pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-dask python3-distributed
+      pybind11-dev python3-dev python3-pip python3-setuptools python3-wheel
+      python3-numpy python3-pandas python3-pytest python3-dask python3-distributed
       python3-plotly)  # plotly: the JavaScript --html embeds
 # The report's render test (tests/cli/html_render_test.py) drives Chromium;
 # Ubuntu ships it as a snap, which a container or chroot cannot run.

@@ -448,7 +448,9 @@ struct BatchOptions {
   // of the first job's threads (ScorerConfig::threads, 0 counting as 1).
   unsigned in_flight = 0;
   // Each job as it ends: its index, its scorer (null when create() failed)
-  // and its status. Called one job at a time, on a thread of the batch.
+  // and its status (an exception a job raised, such as std::bad_alloc, is
+  // its kInternal status). Called one job at a time, on a thread of the
+  // batch; it must not throw.
   std::function<void(std::size_t job, std::unique_ptr<Scorer> scorer, const Status& status)> done;
   // GPUs the jobs are spread over (CUDA device indexes; an index may repeat
   // to run two engines on one device): `in_flight` jobs at once on each, a

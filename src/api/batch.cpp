@@ -8,6 +8,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 #include <thread>
 
 #include "twinmaf/twinmaf.h"
@@ -81,19 +83,28 @@ void score_many(const std::vector<Job>& jobs, const BatchOptions& options) {
         report(job, nullptr, Status(Code::kCancelled, "the batch was cancelled"));
         continue;
       }
-      auto created = Scorer::create(j.config);
-      if (!created.ok()) {
-        report(job, nullptr, created.status());
-        continue;
+      std::unique_ptr<Scorer> scorer;
+      Status st;
+      // What escapes as an exception (out of memory) fails this job alone.
+      try {
+        auto created = Scorer::create(j.config);
+        if (created.ok()) {
+          scorer = std::move(*created);
+          {
+            std::lock_guard lock(mutex);
+            running[slot] = scorer.get();
+          }
+          // A cancel between the check above and `running` being set.
+          if (cancelled()) scorer->cancel();
+          st = scorer->score(j.reference, j.distorted, j.limits);
+        } else {
+          st = created.status();
+        }
+      } catch (const std::bad_alloc&) {
+        st = Status(Code::kInternal, "out of memory");
+      } catch (const std::exception& e) {
+        st = Status(Code::kInternal, std::string("internal error: ") + e.what());
       }
-      std::unique_ptr<Scorer> scorer = std::move(*created);
-      {
-        std::lock_guard lock(mutex);
-        running[slot] = scorer.get();
-      }
-      // A cancel between the check above and `running` being set.
-      if (cancelled()) scorer->cancel();
-      const Status st = scorer->score(j.reference, j.distorted, j.limits);
       {
         std::lock_guard lock(mutex);
         running[slot] = nullptr;

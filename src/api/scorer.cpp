@@ -300,7 +300,11 @@ Status Scorer::score(const InputFile& reference, const std::vector<InputFile>& d
   }
   m.reference_path = reference.path;
   for (const InputFile& f : distorted) m.distorted_paths.push_back(f.path);
-  TWINMAF_RETURN_IF_ERROR(m.run_files(reference, distorted, run_limits, skip_dis));
+  const Status st = m.run_files(reference, distorted, run_limits, skip_dis);
+  // The scores are on the host now: a finished Scorer (a Python Result, a
+  // score_many() job) holds no device memory.
+  m.session->release_twins();
+  TWINMAF_RETURN_IF_ERROR(st);
   return m.predict();
 }
 

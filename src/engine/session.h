@@ -147,6 +147,13 @@ class Session {
 
   unsigned lanes() const { return static_cast<unsigned>(lanes_.size()); }
   const Collector& collector(unsigned lane = 0) const { return lanes_[lane].collector; }
+  // After the last run: frees every twin (its device memory); the features'
+  // backends stay recorded.
+  void release_twins() {
+    for (Lane& l : lanes_)
+      for (Registered& r : l.features) r.twin.reset();
+  }
+
   Collector& collector(unsigned lane = 0) { return lanes_[lane].collector; }
   const SessionConfig& config() const { return cfg_; }
   // Registered features, in registration order.
