@@ -143,15 +143,14 @@ def _unsigned(name, value, lo=0):
     return value
 
 
-def _scorer(models, features, backend, threads, subsample, progress, decode="auto", decoders=0, distorted=1):
-    """A configured _twinmaf.Scorer from score()'s keywords."""
-    if progress is not None and not callable(progress):
-        raise ValueError("progress: expected a callable progress(frames, seconds)")
+def _config(models, features, backend, threads, subsample, decode, decoders):
+    """score()'s scorer keywords, checked, in _twinmaf's order (models,
+    features, threads, subsample, backend, decode, decoders)."""
     if not isinstance(backend, str):
         raise ValueError("backend: expected 'auto', 'cpu', 'cuda' or a list like 'auto,psnr_hvs=cpu'")
     if not isinstance(decode, str):
         raise ValueError("decode: expected 'auto', 'cpu', 'nvdec' or one per input, 'cpu,nvdec'")
-    return _twinmaf.Scorer(
+    return (
         [_model_text(m) for m in _texts("models", models)],
         _texts("features", features),
         _unsigned("threads", threads),
@@ -159,9 +158,14 @@ def _scorer(models, features, backend, threads, subsample, progress, decode="aut
         backend,
         decode,
         _unsigned("decoders", decoders),
-        distorted,
-        progress,
     )
+
+
+def _scorer(models, features, backend, threads, subsample, progress, decode="auto", decoders=0, distorted=1):
+    """A configured _twinmaf.Scorer from score()'s keywords."""
+    if progress is not None and not callable(progress):
+        raise ValueError("progress: expected a callable progress(frames, seconds)")
+    return _twinmaf.Scorer(*_config(models, features, backend, threads, subsample, decode, decoders), distorted, progress)
 
 
 def _is_path(x):
@@ -478,18 +482,9 @@ def score_many(jobs, *, in_flight=0, gpus=None, errors="raise", **options):
             if raw is None:
                 for d in dps:
                     o.raw(d)
-            if not isinstance(o.backend, str) or not isinstance(o.decode, str):
-                raise ValueError("backend and decode: expected texts like 'auto' or 'auto,psnr_hvs=cpu'")
-            specs.append((
-                [_model_text(m) for m in _texts("models", o.models)],
-                _texts("features", o.features),
-                _unsigned("threads", o.threads),
-                _unsigned("subsample", o.subsample),
-                o.backend,
-                o.decode,
-                _unsigned("decoders", o.decoders),
-                rp, raw, dps, raw, *o.limits(),
-            ))
+            cfg = o.scorer_config()
+            del cfg["progress"]
+            specs.append((*_config(**cfg), rp, raw, dps, raw, *o.limits()))
             lanes.append(len(dps) if many else 0)
         except (ValueError, TypeError) as e:
             raise type(e)(f"job {k}: {e}") from None

@@ -2,8 +2,6 @@
 // is process-wide already: the device's primary context (the CUDA runtime
 // keeps it until exit) and the kernels it has loaded. Each job is a Scorer of
 // its own, so its results are exactly a separate run's.
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -33,6 +31,12 @@ bool may_use_gpu(const ScorerConfig& cfg) {
 #endif
 }
 
+unsigned auto_in_flight(const Job& first) {
+  if (may_use_gpu(first.config)) return 2;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1u, cores / std::max(1u, first.config.threads));
+}
+
 }  // namespace
 
 unsigned gpu_count() {
@@ -42,16 +46,6 @@ unsigned gpu_count() {
   return 0;
 #endif
 }
-
-namespace {
-
-unsigned auto_in_flight(const Job& first) {
-  if (may_use_gpu(first.config)) return 2;
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return std::max(1u, cores / std::max(1u, first.config.threads));
-}
-
-}  // namespace
 
 void score_many(const std::vector<Job>& jobs, const BatchOptions& options) {
   if (jobs.empty()) return;

@@ -185,11 +185,12 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       out.version = true;
       return out;
     }
+    // --gpu all or 0,1,...: several GPUs, for --batch only.
+    const bool spread = gpu == "all" || gpu.find(',') != std::string::npos;
     if (out.batch.empty()) {
       if (!out.batch_summary.empty() || !batch_jobs.empty()) fail("--batch-summary and --batch-jobs need --batch");
     } else {
       if (!batch_jobs.empty()) out.batch_jobs = parse_unsigned("--batch-jobs", batch_jobs, 0, 64);
-      const bool spread = gpu == "all" || gpu.find(',') != std::string::npos;
       if (gpu == "all") {
         // No device: device 0, where each job finds none (auto: the CPU).
         for (unsigned d = 0; d < std::max(1u, gpu_count()); ++d) out.batch_gpus.push_back(static_cast<int>(d));
@@ -292,7 +293,7 @@ Result<CliRequest> parse_cli(int argc, char** argv, const CliExtras& extras) {
       cfg.backend = b->backend;
       cfg.feature_backends = b->per_feature;
     }
-    if (gpu == "all" || gpu.find(',') != std::string::npos)
+    if (spread)
       fail("--gpu " + gpu + ": a list of GPUs spreads --batch jobs; one run takes one index");
     if (!gpu.empty()) cfg.gpu = static_cast<int>(parse_unsigned("--gpu", gpu, 0, 1023));
     if (!readers.empty()) cfg.readers = parse_unsigned("--readers", readers, 0, 256);

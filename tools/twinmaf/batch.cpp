@@ -26,17 +26,6 @@ const std::set<std::string, std::less<>> kBatchOnly = {"batch", "batch-summary",
 
 std::string location(unsigned line) { return "line " + std::to_string(line); }
 
-// A scalar JSON value as a flag: none for false and null; an empty value
-// for true; else its text. Error: why it is not a flag's value.
-Result<std::optional<std::optional<std::string>>> flag_value(const std::string& key, const json& v) {
-  using Value = std::optional<std::optional<std::string>>;
-  if (v.is_null() || (v.is_boolean() && !v.get<bool>())) return Value{};
-  if (v.is_boolean()) return Value{std::optional<std::string>{}};
-  if (v.is_string()) return Value{v.get<std::string>()};
-  if (v.is_number()) return Value{v.dump()};
-  return Status(Code::kInvalidArgument, "\"" + key + "\": a value is a string, a number, a boolean or a list of them");
-}
-
 // A job's line as command-line arguments: the defaults not named by the
 // job, then the job's flags in its keys' order.
 Result<std::vector<std::string>> job_arguments(const json& job, const std::vector<CliFlag>& defaults,
@@ -57,11 +46,16 @@ Result<std::vector<std::string>> job_arguments(const json& job, const std::vecto
                     "\"" + key + "\" is not a job's flag: give it on the command line, beside --batch");
     if (key == "gpu" && gpus_assigned)
       return Status(Code::kInvalidArgument, "\"gpu\": the command line's --gpu list assigns each job's GPU");
-    const json list = v.is_array() ? v : json::array({v});
-    for (const json& item : list) {
-      auto value = flag_value(key, item);
-      if (!value.ok()) return value.status();
-      if (*value) add(key, **value);
+    // Each value: false and null give no flag, true the bare flag, a string
+    // or number its text.
+    for (const json& item : v.is_array() ? v : json::array({v})) {
+      if (item.is_null() || (item.is_boolean() && !item.get<bool>())) continue;
+      if (item.is_boolean()) add(key, std::nullopt);
+      else if (item.is_string()) add(key, item.get<std::string>());
+      else if (item.is_number()) add(key, item.dump());
+      else
+        return Status(Code::kInvalidArgument,
+                      "\"" + key + "\": a value is a string, a number, a boolean or a list of them");
     }
   }
   return args;
@@ -98,35 +92,36 @@ std::string same_file(const std::string& path, const std::string& other) {
 // later job (by line) is refused.
 void check_across_jobs(std::vector<BatchJob>& jobs) {
   std::map<std::string, std::pair<unsigned, std::string>> written, read;  // identity: line, path
+  using Named = std::pair<std::string, std::string>;  // path, identity
   for (BatchJob& j : jobs) {
     if (!j.status.ok()) continue;
     const CliRequest& r = j.request;
-    std::vector<std::string> outs = r.outputs, ins{r.reference.path};
-    if (!r.html.empty()) outs.push_back(r.html);
-    for (const InputFile& d : r.distorted) ins.push_back(d.path);
-    for (const std::string& o : outs) {
-      const std::optional<std::string> id = file_identity(o);
-      if (!id) continue;
+    std::vector<Named> outs, ins;
+    const auto name = [](std::vector<Named>& to, const std::string& path) {
+      if (std::optional<std::string> id = file_identity(path)) to.emplace_back(path, std::move(*id));
+    };
+    for (const std::string& o : r.outputs) name(outs, o);
+    if (!r.html.empty()) name(outs, r.html);
+    name(ins, r.reference.path);
+    for (const InputFile& d : r.distorted) name(ins, d.path);
+    for (const auto& [o, id] : outs) {
       for (const auto* seen : {&written, &read})
-        if (const auto it = seen->find(*id); it != seen->end() && it->second.first != j.line) {
+        if (const auto it = seen->find(id); it != seen->end() && it->second.first != j.line) {
           j.status = Status(Code::kInvalidArgument, o + " is also " + (seen == &written ? "written" : "read") + " by " +
                                                         location(it->second.first) + same_file(o, it->second.second));
           break;
         }
       if (!j.status.ok()) break;
     }
-    for (const std::string& i : ins) {
-      const std::optional<std::string> id = file_identity(i);
-      if (!j.status.ok() || !id) continue;
-      if (const auto it = written.find(*id); it != written.end())
+    for (const auto& [i, id] : ins) {
+      if (!j.status.ok()) break;
+      if (const auto it = written.find(id); it != written.end())
         j.status = Status(Code::kInvalidArgument,
                           i + " is written by " + location(it->second.first) + same_file(i, it->second.second));
     }
     if (!j.status.ok()) continue;
-    for (const std::string& o : outs)
-      if (const std::optional<std::string> id = file_identity(o)) written.emplace(*id, std::pair{j.line, o});
-    for (const std::string& i : ins)
-      if (const std::optional<std::string> id = file_identity(i)) read.emplace(*id, std::pair{j.line, i});
+    for (const auto& [o, id] : outs) written.emplace(id, std::pair{j.line, o});
+    for (const auto& [i, id] : ins) read.emplace(id, std::pair{j.line, i});
   }
 }
 
