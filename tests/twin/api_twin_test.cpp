@@ -203,32 +203,39 @@ TEST(ApiTwin, SegmentsComputedOnTheDeviceEqualACpuRun) {
   const RawParams raw{f.w, f.h, f.fmt, f.bpc};
   const InputFile ref{rp, raw};
   const std::vector<InputFile> dis{InputFile{dp, raw}};
-  ScorerConfig cfg;
-  cfg.models = {"version=vmaf_v0.6.1"};
-  cfg.features = {"psnr", "motion=motion_five_frame_window=true:motion_moving_average=true"};
-  cfg.backend = Backend::kCpu;
-  auto single = Scorer::create(cfg);
-  ASSERT_TRUE(single.ok());
-  ASSERT_TRUE((*single)->score(ref, dis).ok());
-  cfg.backend = Backend::kAuto;
-  for (const unsigned seg : {5u, 7u}) {
-    SCOPED_TRACE(testing::Message() << "segments of " << seg);
-    std::vector<std::string> parts;
-    for (unsigned first = 0;; first += seg) {
-      auto worker = Scorer::create(cfg);
-      ASSERT_TRUE(worker.ok());
-      auto part = (*worker)->compute_segment(ref, dis, first, seg);
-      ASSERT_TRUE(part.ok()) << part.status().message();
-      for (const auto& [feature, backend] : (*worker)->info().backends)
-        if (feature == "vif" || feature == "adm" || feature == "psnr") EXPECT_EQ(backend, "cuda") << feature;
-      parts.push_back(std::move(*part));
-      if ((*worker)->frames() < seg) break;
+  // The integer model with motion's five-frame window, and the float model
+  // (float_motion's state and its twin's previous picture) with float_ssim.
+  const std::pair<std::string, std::vector<std::string>> runs[] = {
+      {"version=vmaf_v0.6.1", {"psnr", "motion=motion_five_frame_window=true:motion_moving_average=true"}},
+      {"version=vmaf_float_v0.6.1", {"float_ssim", "float_psnr"}}};
+  for (const auto& [model, features] : runs) {
+    SCOPED_TRACE(model);
+    ScorerConfig cfg;
+    cfg.models = {model};
+    cfg.features = features;
+    cfg.backend = Backend::kCpu;
+    auto single = Scorer::create(cfg);
+    ASSERT_TRUE(single.ok());
+    ASSERT_TRUE((*single)->score(ref, dis).ok());
+    cfg.backend = Backend::kAuto;
+    for (const unsigned seg : {5u, 7u}) {
+      SCOPED_TRACE(testing::Message() << "segments of " << seg);
+      std::vector<std::string> parts;
+      for (unsigned first = 0;; first += seg) {
+        auto worker = Scorer::create(cfg);
+        ASSERT_TRUE(worker.ok());
+        auto part = (*worker)->compute_segment(ref, dis, first, seg);
+        ASSERT_TRUE(part.ok()) << part.status().message();
+        for (const auto& [feature, backend] : (*worker)->info().backends) EXPECT_EQ(backend, "cuda") << feature;
+        parts.push_back(std::move(*part));
+        if ((*worker)->frames() < seg) break;
+      }
+      auto client = Scorer::create(cfg);
+      ASSERT_TRUE(client.ok());
+      const Status st = (*client)->finish_segments(std::vector<std::string_view>(parts.begin(), parts.end()));
+      ASSERT_TRUE(st.ok()) << st.message();
+      values_compared() += expect_same_scores(**single, **client);
     }
-    auto client = Scorer::create(cfg);
-    ASSERT_TRUE(client.ok());
-    const Status st = (*client)->finish_segments(std::vector<std::string_view>(parts.begin(), parts.end()));
-    ASSERT_TRUE(st.ok()) << st.message();
-    values_compared() += expect_same_scores(**single, **client);
   }
 }
 

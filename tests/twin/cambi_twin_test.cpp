@@ -11,11 +11,15 @@
 // option the CPU accepts; full_ref with and without source sizes; the three
 // pooling routes (cambi.h): order-free, the radix select (more nonzero
 // c-values than k) and libvmaf's quick select (a top-k total of 2^29 or
-// more: 1080p stripes), each asserted on the CPU's c-values; and, on the host,
-// the premise of the device's radix-select route.
+// more: 1080p stripes), each asserted on the CPU's c-values; the block
+// version of that quick select and sum against the one-thread loop on arrays
+// built to reorder and round; and, on the host, the premise of the device's
+// radix-select route.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
@@ -26,6 +30,10 @@
 #include "features/feature.h"
 #include "tests/support/noise_clip.h"
 #include "tests/twin/twin_harness.h"
+#if TWINMAF_HAVE_CUDA
+#include "features/cambi/cambi_kernels.h"
+#include "tests/twin/cambi_pool_device.h"
+#endif
 
 namespace twinmaf::test {
 namespace {
@@ -314,6 +322,63 @@ TEST(CambiTwin, QuickSelectAboveTheExactBound) {
     expect_twin(c, {feature}, 2);
   }
 }
+
+#if TWINMAF_HAVE_CUDA
+// The block's quick select and ordered sum (cambi_pool.cuh) against the
+// one-thread loop (cambi_topk_sum_raw): the same array after the select, bit
+// for bit, and the same double. Values as c-values: zeros, values below 1
+// (ulp 2^-24), and values up to 2^14 with every low bit, so the running sum
+// passes 2^29 and rounds (ties included) in several binades; few distinct
+// values (long runs of ties), sorted either way, all equal; sizes around the
+// warp, the block and the serial tail; k from 1 to n. Partitions run on the
+// block down to 2 samples, and with the production tail.
+TEST(CambiTwin, BlockPoolingIsLibvmafsLoop) {
+  REQUIRE_GPU();
+  SplitMix64 rng(11);
+  const auto value = [&rng](int kind) -> float {
+    const uint64_t r = rng.next();
+    switch (kind) {
+      case 0:  // small and below 1: ulp 2^-24
+        return r % 3 == 0 ? 0.0f : 0.5f + static_cast<float>(r % (1u << 23)) * 0x1p-24f;
+      case 1:  // large, every low bit: the sum rounds
+        return r % 50 == 0 ? 0.5f + static_cast<float>(r % 977) * 0x1p-24f
+                           : static_cast<float>(4096 + (r >> 20) % 12000) + static_cast<float>(r % 2048) * 0x1p-11f;
+      case 2:  // 5 distinct values
+        return std::array{0.0f, 0.75f, 3.5f, 9000.25f, 0.5f + 0x1p-24f}[r % 5];
+      default:  // 2 distinct
+        return r % 2 ? 9999.0f : 0.5f;
+    }
+  };
+  int rounded = 0, cases = 0;
+  for (const int n : {1, 2, 3, 31, 33, 127, 129, 1024, 4097, 65537, 1 << 20, 1536 * 864})
+    for (int kind = 0; kind < 7; ++kind)
+      for (const int k : {1, n / 2 + 1, static_cast<int>(0.6 * n) + 1, n - 1, n}) {
+        if (k < 1 || k > n || (n > 70000 && kind > 4 && k != n / 2 + 1)) continue;
+        std::vector<float> c(static_cast<size_t>(n));
+        for (size_t i = 0; i < c.size(); ++i)
+          c[i] = kind < 4 ? value(kind) : kind == 4 ? value(1) : kind == 5 ? 7.25f : value(0);
+        if (kind == 4) std::sort(c.begin(), c.end());  // ascending
+        if (kind == 6) std::sort(c.begin(), c.end(), std::greater<>());
+        std::vector<float> want = c;
+        const double want_sum = cambi_topk_sum_raw(want.data(), n, k);
+        rounded += want_sum != static_cast<double>(topk_of(c, k).units) * 0x1p-24;
+        for (const int serial_below : {2, cuda::kCambiSerialRange}) {
+          SCOPED_TRACE(testing::Message() << "n " << n << " kind " << kind << " k " << k << " serial below "
+                                          << serial_below);
+          std::vector<float> got = c;
+          double got_sum = 0;
+          const std::string err = device_cambi_topk_sum(got, k, serial_below, got_sum);
+          ASSERT_TRUE(err.empty()) << err;
+          ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << "the select's order";
+          ASSERT_EQ(std::bit_cast<uint64_t>(got_sum), std::bit_cast<uint64_t>(want_sum));
+          ++cases;
+          ++values_compared();
+        }
+      }
+  EXPECT_GT(rounded, 20) << "too few cases where the sum rounds";
+  std::printf("cambi block pooling: %d cases, %d where the order matters\n", cases, rounded);
+}
+#endif
 
 // The twin's pooling premise, on the host: when cambi_topk_exact holds for
 // the k largest values, libvmaf's quick select and ordered sum give their

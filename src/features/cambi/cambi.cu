@@ -19,9 +19,9 @@
 //             time (banded areas are long runs, so a window row costs a few
 //             steps, not 2p + 1), then forms the c-value with the CPU's float
 //             steps and adds its units;
-//   pool      one thread per (picture, scale): the order-free value, or
-//             libvmaf's quick select and ordered double sum (cambi_math.h,
-//             the CPU's function) on the scale's c-values.
+//   pool      one block per (picture, scale): the order-free value, the
+//             exact total of a radix-selected top k, or libvmaf's quick
+//             select and ordered double sum by the block (cambi_pool.cuh).
 // Every float operation is the CPU's (int -> float, one multiply by the host's
 // table, compares, the double loop), written with explicit _rn intrinsics; the
 // file builds with --fmad=false as the rest of the library.
@@ -30,6 +30,7 @@
 
 #include "features/cambi/cambi_kernels.h"
 #include "features/cambi/cambi_math.h"
+#include "features/cambi/cambi_pool.cuh"
 #include "gpu/reduce.cuh"
 
 namespace twinmaf::cuda {
@@ -230,12 +231,13 @@ constexpr int kPoolMax = 2 * kCambiTwinScales;
 
 struct PoolArgs {
   float* cval[kPoolMax] = {};
+  int* scratch[kPoolMax] = {};  // cambi_pool_scratch_ints(n)
   int n[kPoolMax] = {};
   int k[kPoolMax] = {};
   CambiDeviceScale* terms[kPoolMax] = {};
 };
 
-constexpr int kPoolThreads = 1024;
+constexpr int kPoolThreads = kCambiPoolThreads;
 // Bits of the nonzero c-values: floats in [0.5, 2^14) (cambi.h).
 constexpr uint32_t kLowestBits = 0x3f000000u;   // 0.5f
 constexpr uint32_t kBeyondBits = 0x46800000u;   // 16384.0f
@@ -320,7 +322,7 @@ __device__ void select_level(const float* c, int n, int bins, int shift, unsigne
 // CPU's order-free value; else a radix select (16 + 8 + 8 bits) of V, the
 // min(k, nonzero)-th largest value, then the exact total of the k largest
 // and V's units shift: the value when cambi_topk_exact; else libvmaf's quick
-// select and loop on one thread.
+// select and loop by the whole block (cambi_pool.cuh).
 __global__ void __launch_bounds__(kPoolThreads) cambi_pool_kernel(PoolArgs a) {
   const int i = static_cast<int>(blockIdx.x);
   const int tid = static_cast<int>(threadIdx.x);
@@ -357,9 +359,17 @@ __global__ void __launch_bounds__(kPoolThreads) cambi_pool_kernel(PoolArgs a) {
     above_units = block_sum(above_units);
     total = static_cast<int64_t>(above_units) + (k - static_cast<int64_t>(above)) * cambi_c_units(v);
   }
-  if (tid != 0) return;
-  const int shift = cambi_units_shift(v);
-  t->topk_sum = cambi_topk_exact(total, shift) ? cambi_units_value(total, shift) : cambi_topk_sum_raw(c, n, k);
+  __shared__ bool exact;
+  if (tid == 0) {
+    const int shift = cambi_units_shift(v);
+    exact = cambi_topk_exact(total, shift);
+    if (exact) t->topk_sum = cambi_units_value(total, shift);
+  }
+  __syncthreads();
+  if (exact) return;
+  __shared__ CambiPoolShared pool;
+  const double sum = cambi_topk_sum_block(c, n, k, a.scratch[i], kCambiSerialRange, pool);
+  if (tid == 0) t->topk_sum = sum;
 }
 
 dim3 grid_of(int w, int h) {
@@ -430,6 +440,7 @@ cudaError_t cambi_frame(const CambiFrameArgs& a, cudaStream_t stream) {
       if (const cudaError_t e = launch_cvalues(a.num_diffs, pic, s, ba, stream); e != cudaSuccess) return e;
       const int i = q * kCambiTwinScales + s;
       pool.cval[i] = pic.cval[s];
+      pool.scratch[i] = pic.pool[s];
       pool.n[i] = pic.sw[s] * pic.sh[s];
       pool.k[i] = pic.k[s];
       pool.terms[i] = pic.terms + s;

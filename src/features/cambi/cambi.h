@@ -123,15 +123,17 @@
 //     each is an integer multiple of u below 2^53 u, a double, so each
 //     double addition is exact and the loop gives T whatever the order
 //     (cambi_topk_exact; T as a double: cambi_units_value);
-//     otherwise cambi_topk_sum_raw, the CPU's quick select and double loop
-//     (plain double adds: nothing to contract), on the scale's c-values,
-//     which are the CPU's bit for bit, on one device thread.
-//   The quick select is slow (about 10-100 ms per million c-values) and
-//   needs T >= 2^53 u (a value of 2^29 where u = 2^-24, i.e. V < 1): strong
-//   banding over most of the picture with a small c-value among the k
-//   largest. Never at 1080p with the speedup and the default window (T <=
-//   960 * 540 * 289 < 2^29). The twin tests reach it with 1080p stripes and
-//   isolated first-row samples; a host test checks the premise above against
+//     otherwise libvmaf's quick select and double loop on the scale's
+//     c-values (which are the CPU's bit for bit), computed by the whole block
+//     (cambi_pool.cuh: each partition's swaps found from counts and ranks,
+//     the ordered double sum as a scan of parity-dependent increments per
+//     binade), the same array and the same double as the loop.
+//   That route needs T >= 2^53 u (a value of 2^29 where u = 2^-24, i.e.
+//   V < 1): strong banding over most of the picture with a small c-value
+//   among the k largest, common at 4K without the speedup (the CTC presets'
+//   cambi). The twin tests reach it with 1080p stripes and isolated
+//   first-row samples and test the block version against the loop on
+//   adversarial arrays; a host test checks the premise above against
 //   cambi_topk_sum_raw, and that beyond it the order can matter.
 //   Not on the device: heatmaps_path (the twin refuses it; the feature then
 //   runs on the CPU under --backend auto).

@@ -7,8 +7,10 @@
 // Device memory, allocated once here for the stream's format: the host's
 // reciprocal table and resampling positions (uploaded once), and per picture
 // the converted image, the zero-derivative flags, scale 0's mask and per
-// scale the image, band rows and c-values, which each frame's kernels
-// rewrite in stream order (one instance per pipeline bank).
+// scale the image, band rows (their bytes also the pool's scratch) and
+// c-values, which each frame's kernels rewrite in stream order (one instance
+// per pipeline bank).
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -95,8 +97,12 @@ Status plan_offsets(const CambiPicturePlan& plan, gpu::ScratchLayout& layout, cu
     a.sh[s] = plan.scaled(plan.h, s);
     a.k[s] = 0;  // set by make_cambi_twin with the setup's topk
     const std::size_t n = area(a.sw[s], a.sh[s]);
-    o.img[s] = layout.add(n * sizeof(uint16_t));
-    o.band[s] = layout.add(n * sizeof(int16_t));
+    // The image and band rows of a scale, then (pooling runs after every
+    // scale's c-values) the pool kernel's scratch.
+    const std::size_t image = gpu::align_up(n * sizeof(uint16_t), gpu::ScratchLayout::kAlign);
+    const auto pool = static_cast<std::size_t>(cuda::cambi_pool_scratch_ints(static_cast<long>(n))) * sizeof(int);
+    o.img[s] = layout.add(std::max(image + n * sizeof(int16_t), pool));
+    o.band[s] = o.img[s] + image;
     o.cval[s] = layout.add(n * sizeof(float));
   }
   o.mask0 = layout.add(area(a.sw[0], a.sh[0]));
@@ -154,6 +160,7 @@ Result<std::unique_ptr<Twin>> make_cambi_twin(const Extractor& configured, const
     for (int s = 0; s < kCambiScales; ++s) {
       a.img[s] = gpu::ScratchLayout::at<uint16_t>(buf, o.img[s]);
       a.band[s] = gpu::ScratchLayout::at<int16_t>(buf, o.band[s]);
+      a.pool[s] = gpu::ScratchLayout::at<int>(buf, o.img[s]);
       a.cval[s] = gpu::ScratchLayout::at<float>(buf, o.cval[s]);
     }
   }

@@ -11,6 +11,11 @@ namespace twinmaf::cuda {
 inline constexpr int kCambiTwinScales = 5;
 inline constexpr int kCambiTwinDiffs = 32;
 
+// The block pooling's partition ranges shorter than this run on one thread.
+inline constexpr int kCambiSerialRange = 128;
+// The ints of scratch the block pooling of n c-values needs (cambi_pool.cuh).
+constexpr long cambi_pool_scratch_ints(long n) { return 2 * (n / 2 + 1); }
+
 // Raw terms of one picture's scale, zeroed before the frame: the nonzero
 // c-values' count and exact total in 2^-24 units (atomics), then the pooled
 // sum (CambiScaleTerms::topk_sum's bits).
@@ -40,6 +45,7 @@ struct CambiPictureArgs {
   uint16_t* img[kCambiTwinScales] = {};      // mode-filtered image per scale
   int16_t* band[kCambiTwinScales] = {};      // band row per scale, kCambiNoBand outside
   float* cval[kCambiTwinScales] = {};        // c-values per scale
+  int* pool[kCambiTwinScales] = {};          // the pool's scratch: img[s] and band[s] reused (cambi_pool.cuh)
   CambiDeviceScale* terms = nullptr;         // kCambiTwinScales entries in the frame's block
 };
 

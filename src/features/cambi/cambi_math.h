@@ -45,32 +45,35 @@ TWINMAF_HD bool cambi_order_free(int64_t nonzero, int64_t units, int k) {
   return nonzero <= k && cambi_topk_exact(units, 0);
 }
 
-// libvmaf's quick select on a[0..n) (descending around the element at index
-// k, k in [1, n]) followed by the double sum of a[0..k) in the resulting
-// order, from 0. Reorders a. Hoare partitions around the value at index k
-// until index k separates the larger values (left) from the smaller (right);
-// the sequence of swaps decides the order of the sum.
-TWINMAF_HD double cambi_topk_sum_raw(float* a, int n, int k) {
-  if (k != n) {
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-      const float pivot = a[k];
-      int i = lo, j = hi;
-      do {
-        while (a[i] > pivot) ++i;
-        while (a[j] < pivot) --j;
-        if (i <= j) {
-          const float t = a[i];
-          a[i] = a[j];
-          a[j] = t;
-          ++i;
-          --j;
-        }
-      } while (i <= j);
-      if (j < k) lo = i;
-      if (k < i) hi = j;
-    }
+// libvmaf's quick select on a[lo..hi] (descending around the element at
+// index k, k in [lo, hi]): Hoare partitions around the value at index k until
+// index k separates the larger values (left) from the smaller (right); the
+// sequence of swaps decides the order of the sum below. Reorders a. The
+// device's block version (cambi_pool.cuh) gives the same array.
+TWINMAF_HD void cambi_quick_select(float* a, int lo, int hi, int k) {
+  while (lo < hi) {
+    const float pivot = a[k];
+    int i = lo, j = hi;
+    do {
+      while (a[i] > pivot) ++i;
+      while (a[j] < pivot) --j;
+      if (i <= j) {
+        const float t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        ++i;
+        --j;
+      }
+    } while (i <= j);
+    if (j < k) lo = i;
+    if (k < i) hi = j;
   }
+}
+
+// libvmaf's top-k pooling of a[0..n) (k in [1, n]): the quick select, then
+// the double sum of a[0..k) in the resulting order, from 0.
+TWINMAF_HD double cambi_topk_sum_raw(float* a, int n, int k) {
+  if (k != n) cambi_quick_select(a, 0, n - 1, k);
   double sum = 0;
   for (int i = 0; i < k; ++i) sum += a[i];
   return sum;

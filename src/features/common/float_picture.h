@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/hd.h"
 #include "twinmaf/picture.h"
 
 namespace twinmaf {
@@ -23,7 +24,7 @@ constexpr bool float_picture_depth_ok(int bpc) { return bpc == 8 || bpc == 10 ||
 inline float float_picture_scale(int bpc) { return static_cast<float>(1 << (bpc - 8)); }
 
 // One sample, scale = float_picture_scale(bpc).
-inline float float_picture_sample(uint32_t s, float scale, float offset) {
+TWINMAF_HD float float_picture_sample(uint32_t s, float scale, float offset) {
   return static_cast<float>(s) / scale + offset;
 }
 

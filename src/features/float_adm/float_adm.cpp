@@ -325,6 +325,9 @@ const FeatureSpec& float_adm_feature_spec() {
       .options = FloatAdm::options().specs(),
       .provided = {std::begin(kProvided), std::end(kProvided)},
       .create = create_with<FloatAdm>,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_float_adm_twin,
+#endif
   };
   return spec;
 }

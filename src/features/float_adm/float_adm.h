@@ -74,16 +74,11 @@
 
 #include "core/picture.h"
 #include "features/feature.h"
+#include "features/float_adm/float_adm_math.h"
 
 namespace twinmaf {
 
 inline constexpr int kFloatAdmMinSize = 17;
-
-// db2 taps as libvmaf stores them (float).
-inline constexpr float kFloatAdmDwtLo[4] = {0.482962913144690f, 0.836516303737469f, 0.224143868041857f,
-                                            -0.129409522550921f};
-inline constexpr float kFloatAdmDwtHi[4] = {-0.129409522550921f, -0.224143868041857f, 0.836516303737469f,
-                                            -0.482962913144690f};
 
 // A region [top, bottom) x [left, right) of a band.
 struct FloatAdmRegion {
@@ -136,5 +131,9 @@ float float_adm_native_csf(int lambda, double norm_view_dist, int ref_display_he
 const FloatAdmKernelParams& float_adm_kernel_params(const Extractor& configured);
 
 const FeatureSpec& float_adm_feature_spec();
+
+// CUDA twin (float_adm.cu, float_adm_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_float_adm_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                  gpu::Context& ctx);
 
 }  // namespace twinmaf

@@ -11,6 +11,7 @@
 #include "features/adm/adm_math.h"
 #include "features/common/float_picture.h"
 #include "features/float_adm/float_adm.h"
+#include "features/float_adm/float_adm_math.h"
 
 namespace twinmaf {
 
@@ -22,16 +23,11 @@ using adm::reflect;
 // exists (adm_tools.c, ADM_OPT_RECIP_DIVISION), n / d elsewhere.
 inline float divs(float n, float d) {
 #if defined(__SSE2__)
-  const float y = _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(d)));
-  return n * (y + y * (1.0f - d * y));
+  return float_adm_recip_div(n, d, _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(d))));
 #else
   return n / d;
 #endif
 }
-
-// The double constants libvmaf multiplies |csf| by (FLOAT_ONE_BY_30/15).
-constexpr double kOneBy30 = 0.0333333351;
-constexpr double kOneBy15 = 0.0666666701;
 
 // Bands of one picture at one scale, w x h each, rows w apart.
 struct Bands {
@@ -55,15 +51,6 @@ struct Scratch {
   std::vector<float> thr_num, thr_aim;  // masking thresholds of one row (0 with adm_bypass_cm)
 };
 
-float sum4(const float* f, float s0, float s1, float s2, float s3) {
-  float acc = 0.0f;
-  acc += f[0] * s0;
-  acc += f[1] * s1;
-  acc += f[2] * s2;
-  acc += f[3] * s3;
-  return acc;
-}
-
 // One DWT scale: src (nw x nh, rows `stride` floats apart) into bands of
 // ceil(nw/2) x ceil(nh/2); band a only when lo_only.
 void dwt(const float* src, int nw, int nh, std::ptrdiff_t stride, bool lo_only, Bands& out, float* tmplo,
@@ -75,8 +62,8 @@ void dwt(const float* src, int nw, int nh, std::ptrdiff_t stride, bool lo_only, 
     const float* r2 = src + reflect(2 * i + 1, nh) * stride;
     const float* r3 = src + reflect(2 * i + 2, nh) * stride;
     for (int j = 0; j < nw; ++j) {
-      tmplo[j] = sum4(kFloatAdmDwtLo, r0[j], r1[j], r2[j], r3[j]);
-      if (!lo_only) tmphi[j] = sum4(kFloatAdmDwtHi, r0[j], r1[j], r2[j], r3[j]);
+      tmplo[j] = float_adm_sum4(kFloatAdmDwtLo, r0[j], r1[j], r2[j], r3[j]);
+      if (!lo_only) tmphi[j] = float_adm_sum4(kFloatAdmDwtHi, r0[j], r1[j], r2[j], r3[j]);
     }
     float* a = out.a.data() + static_cast<std::ptrdiff_t>(i) * bw;
     float* v = out.v.data() + static_cast<std::ptrdiff_t>(i) * bw;
@@ -85,11 +72,11 @@ void dwt(const float* src, int nw, int nh, std::ptrdiff_t stride, bool lo_only, 
     // Columns 1 .. (nw-3)/2 read 2j-1 .. 2j+2 inside the row: no reflection.
     const int inner_end = (nw - 3) / 2 + 1;
     auto column = [&](int j, int j0, int j1, int j2, int j3) {
-      a[j] = sum4(kFloatAdmDwtLo, tmplo[j0], tmplo[j1], tmplo[j2], tmplo[j3]);
+      a[j] = float_adm_sum4(kFloatAdmDwtLo, tmplo[j0], tmplo[j1], tmplo[j2], tmplo[j3]);
       if (lo_only) return;
-      v[j] = sum4(kFloatAdmDwtHi, tmplo[j0], tmplo[j1], tmplo[j2], tmplo[j3]);
-      h[j] = sum4(kFloatAdmDwtLo, tmphi[j0], tmphi[j1], tmphi[j2], tmphi[j3]);
-      d[j] = sum4(kFloatAdmDwtHi, tmphi[j0], tmphi[j1], tmphi[j2], tmphi[j3]);
+      v[j] = float_adm_sum4(kFloatAdmDwtHi, tmplo[j0], tmplo[j1], tmplo[j2], tmplo[j3]);
+      h[j] = float_adm_sum4(kFloatAdmDwtLo, tmphi[j0], tmphi[j1], tmphi[j2], tmphi[j3]);
+      d[j] = float_adm_sum4(kFloatAdmDwtHi, tmphi[j0], tmphi[j1], tmphi[j2], tmphi[j3]);
     };
     for (int j = 0; j < bw; ++j) {
       if (j >= 1 && j < inner_end) {
@@ -101,42 +88,22 @@ void dwt(const float* src, int nw, int nh, std::ptrdiff_t stride, bool lo_only, 
   }
 }
 
-// C's MIN/MAX on doubles.
-double c_min(double x, double y) { return x < y ? x : y; }
-double c_max(double x, double y) { return x > y ? x : y; }
-
 // Decouple and CSF over R1 (adm_decouple_s, adm_csf_s).
 void decouple_csf(const Bands& ref, const Bands& dis, const FloatAdmScaleParams& sp, const FloatAdmKernelParams& p,
                   Scratch& s) {
   const int bw = sp.w;
-  const float eps = 1e-30f;
-  const double egl = p.enhn_gain_limit;
   const FloatAdmRegion& r1 = sp.decouple;
   for (int i = r1.top; i < r1.bottom; ++i) {
     for (int j = r1.left; j < r1.right; ++j) {
       const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(i) * bw + j;
       const float o[3] = {ref.h[x], ref.v[x], ref.d[x]};
       const float t[3] = {dis.h[x], dis.v[x], dis.d[x]};
-      float rst[3];
+      const FloatAdmCsf c = float_adm_decouple(o, t, p.enhn_gain_limit, p.cos_1deg_sq, sp.rfactor, divs);
       for (int b = 0; b < 3; ++b) {
-        float k = divs(t[b], o[b] + eps);
-        k = k < 0.0f ? 0.0f : (k > 1.0f ? 1.0f : k);
-        rst[b] = k * o[b];
-      }
-      const float ot_dp = o[0] * t[0] + o[1] * t[1];
-      const float o_mag_sq = o[0] * o[0] + o[1] * o[1];
-      const float t_mag_sq = t[0] * t[0] + t[1] * t[1];
-      const bool angle = (ot_dp >= 0.0f) && (ot_dp * ot_dp >= p.cos_1deg_sq * o_mag_sq * t_mag_sq);
-      for (int b = 0; b < 3; ++b) {
-        if (angle && rst[b] > 0.0) rst[b] = static_cast<float>(c_min(rst[b] * egl, t[b]));
-        if (angle && rst[b] < 0.0) rst[b] = static_cast<float>(c_max(rst[b] * egl, t[b]));
-        const float av = t[b] - rst[b];
-        const float ca = sp.rfactor[b] * av;
-        const float cr = sp.rfactor[b] * rst[b];
-        s.ca[b][x] = ca;
-        s.fa[b][x] = static_cast<float>(kOneBy30 * std::fabs(ca));
-        s.cr[b][x] = cr;
-        s.fr[b][x] = static_cast<float>(kOneBy30 * std::fabs(cr));
+        s.ca[b][x] = c.ca[b];
+        s.fa[b][x] = c.fa[b];
+        s.cr[b][x] = c.cr[b];
+        s.fr[b][x] = c.fr[b];
       }
     }
   }
@@ -145,34 +112,15 @@ void decouple_csf(const Bands& ref, const Bands& dis, const FloatAdmScaleParams&
 // x^p as libvmaf pools it: x*x*x for p == 3 (kCube), else powf(x, (float)p).
 template <bool kCube>
 inline float power(float x, float p) {
-  if constexpr (kCube) return x * x * x;
+  if constexpr (kCube) return float_adm_cube(x);
   return ::powf(x, p);
 }
 
-// Masking threshold at (i, j) from the masker's CSF values c and terms f
-// (adm_tools.h ADM_CM_THRESH_S_*; neighbour rows/columns as in float_adm.h).
+// Masking threshold at (i, j) (float_adm_threshold).
 float threshold(const std::vector<float>* c, const std::vector<float>* f, int bw, int bh, int i, int j) {
-  const std::ptrdiff_t up = (i == 0 ? 1 : i - 1) * static_cast<std::ptrdiff_t>(bw);
-  const std::ptrdiff_t mid = static_cast<std::ptrdiff_t>(i) * bw;
-  const std::ptrdiff_t dn = (i == bh - 1 ? bh - 1 : i + 1) * static_cast<std::ptrdiff_t>(bw);
-  const int l = j == 0 ? 1 : j - 1;
-  const int r = j == bw - 1 ? bw - 1 : j + 1;
-  float thr = 0;
-  for (int b = 0; b < 3; ++b) {
-    const float* fb = f[b].data();
-    float sum = 0;
-    sum += fb[up + l];
-    sum += fb[up + j];
-    sum += fb[up + r];
-    sum += fb[mid + l];
-    sum = static_cast<float>(sum + kOneBy15 * std::fabs(c[b][mid + j]));
-    sum += fb[mid + r];
-    sum += fb[dn + l];
-    sum += fb[dn + j];
-    sum += fb[dn + r];
-    thr += sum;
-  }
-  return thr;
+  const float* cs[3] = {c[0].data(), c[1].data(), c[2].data()};
+  const float* fs[3] = {f[0].data(), f[1].data(), f[2].data()};
+  return float_adm_threshold(cs, fs, bw, bh, i, j);
 }
 
 // Thresholds of row i over columns [j0, j1) into thr[j]. Inner columns take
@@ -202,7 +150,7 @@ void thresholds(const std::vector<float>* c, const std::vector<float>* f, int bw
       sum += u[j];
       sum += u[j + 1];
       sum += m[j - 1];
-      sum = static_cast<float>(sum + kOneBy15 * std::fabs(cm[j]));
+      sum = static_cast<float>(sum + kFloatAdmOneBy15 * std::fabs(cm[j]));
       sum += m[j + 1];
       sum += d[j - 1];
       sum += d[j];
@@ -240,12 +188,8 @@ void masked_sums(const Bands& ref, const FloatAdmScaleParams& sp, const FloatAdm
       const float thr_aim = s.thr_aim[static_cast<size_t>(j)];
       for (int b = 0; b < 3; ++b) {
         den[b] += power<kCube>(std::fabs(sp.rfactor[b] * o[b][x]), pf);
-        float xn = std::fabs(s.cr[b][x]) - thr_num;
-        xn = xn < 0.0f ? 0.0f : xn;
-        num[b] += power<kCube>(xn, pf);
-        float xa = std::fabs(s.ca[b][x]) - thr_aim;
-        xa = xa < 0.0f ? 0.0f : xa;
-        aim[b] += power<kCube>(xa, pf);
+        num[b] += power<kCube>(float_adm_masked(s.cr[b][x], thr_num), pf);
+        aim[b] += power<kCube>(float_adm_masked(s.ca[b][x], thr_aim), pf);
       }
     }
     for (int b = 0; b < 3; ++b) {

@@ -71,6 +71,9 @@ const FeatureSpec& float_ansnr_feature_spec() {
       .options = {},
       .provided = {"float_ansnr"},
       .create = create_with<FloatAnsnr>,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_float_ansnr_twin,
+#endif
   };
   return spec;
 }

@@ -34,7 +34,8 @@
 // running float sum from +0 is libvmaf's sum: the CPU kernel keeps the h row
 // sums (each itself a running float sum over its row, computed with
 // base/ordered_sum.h's exact ordered_sum); a GPU twin may send the same row
-// sums or the single finished sums. finish = ordered_sum of each sequence,
+// sums or the single finished sums (the CUDA twin, float_ansnr.cu, sends the
+// finished sums: one device thread per row, then one over the rows). finish = ordered_sum of each sequence,
 // the float division, the logs and the clamps (float_ansnr_scores), shared.
 #pragma once
 
@@ -73,5 +74,9 @@ struct FloatAnsnrScores {
 FloatAnsnrScores float_ansnr_scores(const FloatAnsnrTerms& terms, int w, int h, int bpc);
 
 const FeatureSpec& float_ansnr_feature_spec();
+
+// CUDA twin (float_ansnr.cu, float_ansnr_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_float_ansnr_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                    gpu::Context& ctx);
 
 }  // namespace twinmaf

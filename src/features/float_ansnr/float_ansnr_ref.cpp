@@ -8,33 +8,28 @@
 
 #include "base/ordered_sum.h"
 #include "features/float_ansnr/float_ansnr.h"
+#include "features/float_ansnr/float_ansnr_math.h"
 #include "features/common/float_picture.h"
 
 namespace twinmaf {
 
 namespace {
 
-// libvmaf's border: -k -> k at the start, n-1+k -> n-k at the end.
-int mirror(int i, int n) {
-  if (i < 0) return -i;
-  if (i >= n) return 2 * n - i - 1;
-  return i;
-}
-
-// Output row y of the `width`-tap filter f over the w x h float plane src.
+// Output row y of the `width`-tap filter f over the w x h float plane src:
+// float_ansnr_filter_at's operations, a row of outputs at a time.
 void filter_row(const float* f, int width, const std::vector<float>& src, int w, int h, int y, float* acc,
                 float* inner) {
   const int r = width / 2;
   std::fill(acc, acc + w, 0.0f);
   for (int fi = 0; fi < width; ++fi) {
-    const float* row = src.data() + static_cast<size_t>(mirror(y - r + fi, h)) * static_cast<size_t>(w);
+    const float* row = src.data() + static_cast<size_t>(float_ansnr_mirror(y - r + fi, h)) * static_cast<size_t>(w);
     std::fill(inner, inner + w, 0.0f);
     for (int fj = 0; fj < width; ++fj) {
       const float c = f[fi * width + fj];
       const int lo = std::min(r, w), hi = std::max(lo, w - r);
-      for (int x = 0; x < lo; ++x) inner[x] += c * row[mirror(x - r + fj, w)];
+      for (int x = 0; x < lo; ++x) inner[x] += c * row[float_ansnr_mirror(x - r + fj, w)];
       for (int x = lo; x < hi; ++x) inner[x] += c * row[x - r + fj];
-      for (int x = hi; x < w; ++x) inner[x] += c * row[mirror(x - r + fj, w)];
+      for (int x = hi; x < w; ++x) inner[x] += c * row[float_ansnr_mirror(x - r + fj, w)];
     }
     for (int x = 0; x < w; ++x) acc[x] += inner[x];
   }

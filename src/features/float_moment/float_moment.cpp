@@ -57,6 +57,9 @@ const FeatureSpec& float_moment_feature_spec() {
       .options = {},
       .provided = {"float_moment"},
       .create = create_with<FloatMoment>,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_float_moment_twin,
+#endif
   };
   return spec;
 }

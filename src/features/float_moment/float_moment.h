@@ -63,4 +63,8 @@ FloatMomentScores float_moment_scores(const FloatMomentTerms& terms, int w, int 
 
 const FeatureSpec& float_moment_feature_spec();
 
+// CUDA twin (float_moment.cu, float_moment_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_float_moment_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                     gpu::Context& ctx);
+
 }  // namespace twinmaf

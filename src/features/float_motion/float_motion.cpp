@@ -56,10 +56,11 @@ class FloatMotion final : public Extractor {
   Status init(const VideoFormat& fmt) override;
 
   // libvmaf's TEMPORAL: compute() keeps the previous frame's blurred
-  // pictures (its state is the previous frame's).
+  // pictures (its state is the previous frame's). The twin reads the previous
+  // reference instead (prev_ref 1).
   FeatureNeeds needs() const override {
     if (p_.force_zero) return {.ref = Planes::kNone, .dis = Planes::kNone, .temporal = true, .state_frames = 0};
-    return {.ref = p_.add_uv ? Planes::kAll : Planes::kLuma, .dis = Planes::kNone, .temporal = true,
+    return {.ref = p_.add_uv ? Planes::kAll : Planes::kLuma, .dis = Planes::kNone, .prev_ref = 1, .temporal = true,
             .state_frames = 1};
   }
 
@@ -272,6 +273,9 @@ const FeatureSpec& float_motion_feature_spec() {
       .options = FloatMotion::options().specs(),
       .provided = {kMotionName, kMotion2Name, kMotion3Name},
       .create = create_with<FloatMotion>,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_float_motion_twin,
+#endif
   };
   return spec;
 }

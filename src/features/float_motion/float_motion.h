@@ -113,4 +113,8 @@ const FloatMotionParams& float_motion_params(const Extractor& configured);
 
 const FeatureSpec& float_motion_feature_spec();
 
+// CUDA twin (float_motion.cu, float_motion_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_float_motion_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                     gpu::Context& ctx);
+
 }  // namespace twinmaf

@@ -4,6 +4,7 @@
 
 #include "base/hd_math.h"
 #include "features/float_motion/float_motion.h"
+#include "features/float_motion/float_motion_math.h"
 
 namespace twinmaf {
 
@@ -63,29 +64,6 @@ void float_motion_blur_ref(const std::vector<float>& taps, const float* src, int
     blur<5>(taps.data(), src, w, h, stride, tmp, dst);
 }
 
-namespace {
-
-// vif_tools.c's mirror(float, float, float), in float.
-float mirror_f(float i, float left, float right) {
-  return i < left ? -i : (i > right ? 2 * right - i : i);
-}
-
-// Source index pair and weight of output position x for a ratio n/dn (float),
-// libvmaf's (x + 0.5) * ratio - 0.5 in double, then float.
-struct Tap {
-  int i1, i2;
-  float d;
-};
-Tap bilinear_tap(int x, float ratio, int n) {
-  const auto xx = static_cast<float>((x + 0.5) * static_cast<double>(ratio) - 0.5);
-  const auto right = static_cast<float>(n - 1);
-  // floor/ceil of the float widened to double, narrowed back for mirror().
-  const int i1 = static_cast<int>(mirror_f(static_cast<float>(std::floor(static_cast<double>(xx))), 0.0f, right));
-  const int i2 = static_cast<int>(mirror_f(static_cast<float>(std::ceil(static_cast<double>(xx))), 0.0f, right));
-  return {i1, i2, xx - static_cast<float>(i1)};
-}
-
-}  // namespace
 
 void float_motion_scale_ref(const float* src, int w, int h, std::ptrdiff_t stride, float* dst, int dw,
                             int dh) {
@@ -96,19 +74,16 @@ void float_motion_scale_ref(const float* src, int w, int h, std::ptrdiff_t strid
   }
   const float ratio_x = static_cast<float>(w) / static_cast<float>(dw);
   const float ratio_y = static_cast<float>(h) / static_cast<float>(dh);
-  std::vector<Tap> cols(static_cast<size_t>(dw));
-  for (int x = 0; x < dw; ++x) cols[static_cast<size_t>(x)] = bilinear_tap(x, ratio_x, w);
+  std::vector<FloatMotionTap> cols(static_cast<size_t>(dw));
+  for (int x = 0; x < dw; ++x) cols[static_cast<size_t>(x)] = float_motion_tap(x, ratio_x, w);
   for (int y = 0; y < dh; ++y) {
-    const Tap ty = bilinear_tap(y, ratio_y, h);
+    const FloatMotionTap ty = float_motion_tap(y, ratio_y, h);
     const float* r1 = src + ty.i1 * stride;
     const float* r2 = src + ty.i2 * stride;
-    const float dy = ty.d;
     float* d = dst + static_cast<std::ptrdiff_t>(y) * dw;
     for (int x = 0; x < dw; ++x) {
-      const Tap& tx = cols[static_cast<size_t>(x)];
-      const float dx = tx.d;
-      d[x] = (1 - dy) * (1 - dx) * r1[tx.i1] + (1 - dy) * dx * r1[tx.i2] + dy * (1 - dx) * r2[tx.i1] +
-             dy * dx * r2[tx.i2];
+      const FloatMotionTap& tx = cols[static_cast<size_t>(x)];
+      d[x] = float_motion_bilinear(r1, r2, ty, tx);
     }
   }
 }

@@ -55,6 +55,9 @@ const FeatureSpec& float_psnr_feature_spec() {
       .options = {},
       .provided = {"float_psnr"},
       .create = create_with<FloatPsnr>,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_float_psnr_twin,
+#endif
   };
   return spec;
 }

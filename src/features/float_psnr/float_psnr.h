@@ -31,6 +31,7 @@
 #include "base/hd_math.h"
 #include "core/picture.h"
 #include "features/feature.h"
+#include "features/float_psnr/float_psnr_math.h"
 
 namespace twinmaf {
 
@@ -48,5 +49,9 @@ double float_psnr_noise_ref(const PlaneView& ref, const PlaneView& dis, int bpc)
 double float_psnr_score(double noise, int w, int h, int bpc);
 
 const FeatureSpec& float_psnr_feature_spec();
+
+// CUDA twin (float_psnr.cu, float_psnr_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_float_psnr_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                   gpu::Context& ctx);
 
 }  // namespace twinmaf

@@ -13,10 +13,7 @@ double float_psnr_noise_ref(const PlaneView& ref, const PlaneView& dis, int bpc)
   for (int y = 0; y < ref.h; ++y) {
     float_picture_row(ref, bpc, y, 0.0f, a.data());
     float_picture_row(dis, bpc, y, 0.0f, b.data());
-    for (int x = 0; x < ref.w; ++x) {
-      const float diff = a[x] - b[x];
-      noise += diff * diff;  // float square, double sum
-    }
+    for (int x = 0; x < ref.w; ++x) noise += float_psnr_term(a[x], b[x]);  // double sum
   }
   return noise;
 }

@@ -237,6 +237,9 @@ const FeatureSpec& float_vif_feature_spec() {
       .options = FloatVif::options().specs(),
       .provided = {std::begin(kOutName), std::end(kOutName)},
       .create = create_with<FloatVif>,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_float_vif_twin,
+#endif
   };
   return spec;
 }

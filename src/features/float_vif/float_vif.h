@@ -105,4 +105,8 @@ const FloatVifKernelParams& float_vif_kernel_params(const Extractor& configured)
 
 const FeatureSpec& float_vif_feature_spec();
 
+// CUDA twin (float_vif.cu, float_vif_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_float_vif_twin(const Extractor& configured, const VideoFormat& fmt,
+                                                  gpu::Context& ctx);
+
 }  // namespace twinmaf

@@ -85,6 +85,8 @@ class FloatSsim final : public Extractor {
     return ok_status();
   }
 
+  int factor() const { return factor_; }
+
   Status finish(unsigned index, const FrameTerms& terms, Collector& out) override {
     const SsimMeans m = ssim_means(down_cast<const FloatSsimTerms&>(terms).sums, w_, h_);
     double score = m.lcs;
@@ -178,6 +180,11 @@ class FloatMsSsim final : public Extractor {
 
 }  // namespace
 
+SsimPyramid ssim_configured_pyramid(const Extractor& configured) {
+  if (const auto* e = dynamic_cast<const FloatSsim*>(&configured)) return {.multi_scale = false, .factor = e->factor()};
+  return {.multi_scale = true, .factor = 2};
+}
+
 bool SsimSums::operator==(const SsimSums& o) const {
   return double_bits(lcs) == double_bits(o.lcs) && double_bits(l) == double_bits(o.l) &&
          double_bits(c) == double_bits(o.c) && double_bits(s) == double_bits(o.s);
@@ -223,6 +230,9 @@ const FeatureSpec& float_ssim_feature_spec() {
       .options = FloatSsim::options().specs(),
       .provided = {"float_ssim"},
       .create = create_with<FloatSsim>,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_ssim_twin,
+#endif
   };
   return spec;
 }
@@ -233,6 +243,9 @@ const FeatureSpec& float_ms_ssim_feature_spec() {
       .options = FloatMsSsim::options().specs(),
       .provided = {"float_ms_ssim"},
       .create = create_with<FloatMsSsim>,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_ssim_twin,
+#endif
   };
   return spec;
 }

@@ -85,6 +85,14 @@
 //   on the terms of a frame). What crosses the bus is 32 bytes per scale.
 //   finish reads only the sums and the sizes from init: the divisions, the
 //   float rounding of the means, pow, log10 and the clipping, once per frame.
+//
+// CUDA twin (ssim.cu, ssim_cuda.cpp): every option, depth and size the CPU
+// accepts. One thread per output of each stage, each computing the CPU's
+// expression (the load, ssim_decimate's taps, the Gaussian passes,
+// ssim_pixel); each of the four sums per scale is a tree of 64-term leaves
+// walked by gpu/ordered_sum.cuh. The structure terms (s, and l c s) can be
+// negative: a leaf holding one is added term by term as the CPU's loop
+// does, so noise-like content costs the walk more time, never other bits.
 #pragma once
 
 #include <memory>
@@ -187,6 +195,17 @@ double ms_ssim_score(const SsimMeans means[kMsSsimScales]);
 // libvmaf's max_db (clip) or +inf, and its dB conversion.
 double ssim_max_db(bool clip_db, int bpc, int w, int h);
 double ssim_to_db(double score, double max_db);
+
+// A configured extractor's image pyramid (for its twin): float_ms_ssim's five
+// scales, or float_ssim's resolved decimation factor (1: none).
+struct SsimPyramid {
+  bool multi_scale = false;
+  int factor = 1;
+};
+SsimPyramid ssim_configured_pyramid(const Extractor& configured);
+
+// The CUDA twin of both (ssim.cu, ssim_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_ssim_twin(const Extractor& configured, const VideoFormat& fmt, gpu::Context& ctx);
 
 const FeatureSpec& float_ssim_feature_spec();
 const FeatureSpec& float_ms_ssim_feature_spec();
