@@ -48,8 +48,11 @@ if [[ -n $data && -d $data ]]; then
   add k422 kleiber_576x324_422p8_48f.yuv kleiber_576x324_422p8_48f__x264crf28.yuv 576 324 422 8 4 373248
   add k444 kleiber_576x324_444p8_48f.yuv kleiber_576x324_444p8_48f__x264crf28.yuv 576 324 444 8 4 559872
   add s420 synth_576x324_420p8_48f.yuv synth_576x324_420p8_48f__x264crf45.yuv 576 324 420 8 6 279936
+  # The CTC content's photo: the first frame of the 1080p golden clip.
+  head -c $((1920 * 1080 * 3 / 2)) "$data/kleiber_1920x1080_420p8_24f.yuv" > .device/photo.yuv
 fi
-cp scripts/device_gen.py scripts/device_measure.sh scripts/device_capi.sh .device/
+cp scripts/device_gen.py scripts/device_measure.sh scripts/device_capi.sh scripts/device_ctc.sh \
+   scripts/device_ctc_gen.py scripts/device_cambi_gen.py .device/
 cat > .device/run.sh <<'EOS'
 #!/bin/bash
 here=$(cd "$(dirname "$0")" && pwd)
