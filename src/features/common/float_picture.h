@@ -9,6 +9,7 @@
 // every float feature (float_*, ssim, speed, ...).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -41,5 +42,13 @@ inline double float_picture_peak(int bpc) {
   return static_cast<double>((1 << bpc) - 1) / static_cast<double>(1 << (bpc - 8));
 }
 inline double float_picture_psnr_max(int bpc) { return 6.0 * bpc + 12.0; }
+
+// Whether sums of per-sample squares of a w x h plane, each at most 2^(2 bpc)
+// units of 4^-(bpc-8), stay below 2^53 units: then every partial double sum
+// is exact and an integer sum of the units, in any order, is the CPU's running
+// sum (float_psnr's and float_moment's twins).
+inline bool float_picture_square_sums_exact(int w, int h, int bpc) {
+  return std::ldexp(static_cast<double>(w) * h, 2 * bpc) < 0x1p53;
+}
 
 }  // namespace twinmaf

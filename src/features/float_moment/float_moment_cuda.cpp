@@ -6,6 +6,7 @@
 // samples, 4K included) stay on the CPU.
 #include <cmath>
 
+#include "features/common/float_picture.h"
 #include "features/float_moment/float_moment.h"
 #include "features/float_moment/float_moment_kernels.h"
 #include "gpu/cuda_check.h"
@@ -56,7 +57,7 @@ class FloatMomentTwin final : public Twin {
 }  // namespace
 
 Result<std::unique_ptr<Twin>> make_float_moment_twin(const Extractor&, const VideoFormat& fmt, gpu::Context&) {
-  if (std::ldexp(static_cast<double>(fmt.w) * fmt.h, 2 * fmt.bpc) >= 0x1p53)
+  if (!float_picture_square_sums_exact(fmt.w, fmt.h, fmt.bpc))
     TWINMAF_FAIL(kUnsupported,
                  "float_moment twin: at {} bit the squares of a {}x{} frame may pass 2^53 units, where the sum's "
                  "order counts (runs on the CPU)",

@@ -5,6 +5,7 @@
 // frames (16 bit from 2^21 samples, 4K included) stay on the CPU.
 #include <cmath>
 
+#include "features/common/float_picture.h"
 #include "features/float_psnr/float_psnr.h"
 #include "features/float_psnr/float_psnr_kernels.h"
 #include "gpu/cuda_check.h"
@@ -40,7 +41,7 @@ class FloatPsnrTwin final : public Twin {
 }  // namespace
 
 Result<std::unique_ptr<Twin>> make_float_psnr_twin(const Extractor&, const VideoFormat& fmt, gpu::Context&) {
-  if (std::ldexp(static_cast<double>(fmt.w) * fmt.h, 2 * fmt.bpc) >= 0x1p53)
+  if (!float_picture_square_sums_exact(fmt.w, fmt.h, fmt.bpc))
     TWINMAF_FAIL(kUnsupported,
                  "float_psnr twin: at {} bit the sum of a {}x{} frame may pass 2^53 units, where its order counts "
                  "(runs on the CPU)",

@@ -107,14 +107,14 @@ Result<std::unique_ptr<Twin>> make_ssim_twin(const Extractor& configured, const 
     return std::unique_ptr<Twin>(std::make_unique<SsimTwin>(fmt, py.multi_scale, l, gpu::DeviceBuffer{}));
   }
   gpu::ScratchLayout layout;
-  std::size_t img[kMsSsimScales] = {}, hmaps = 0;
+  std::size_t img[kMsSsimScales] = {};
   std::size_t most = 0;
   for (int i = 0; i < l.levels; ++i) {
     const cuda::SsimLevel& v = l.level[i];
     img[i] = layout.add(2 * static_cast<std::size_t>(v.w) * v.h * sizeof(float));
     if (i >= l.first_ssim) most = std::max(most, static_cast<std::size_t>(v.w - (kSsimWindow - 1)) * v.h);
   }
-  hmaps = layout.add(5 * most * sizeof(float));
+  const std::size_t hmaps = layout.add(5 * most * sizeof(float));
   const std::size_t kernel_at = layout.add(std::max<std::size_t>(1, kernel.size()) * sizeof(float));
   const int entries = cuda::ssim_layout(l);
   const std::size_t terms_at = layout.add(static_cast<std::size_t>(l.sums.leaves) * cuda::kSsimLeaf * sizeof(double));
