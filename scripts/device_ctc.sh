@@ -40,7 +40,7 @@ for job in "--aom_ctc v7.0" "--nflx_ctc v1.0" "--model version=vmaf_float_v0.6.1
   printf "%-48s %8s %8s %s\n" "$job" "$c" "$g" "$s"
 done
 # shellcheck disable=SC2086
-bin/twinmaf $io --aom_ctc v7.0 --threads 16 --verbose --profile 2>&1 | grep -E ': (cuda|cpu)|kernel|host CPU|loop|wall'
+bin/twinmaf $io --aom_ctc v7.0 --threads 16 --verbose --profile 2>&1 | grep -E ': (cuda|cpu)|kernel|host CPU|loop|wall' || fail=1
 printf "%-12s %-9s %8s %8s %s\n" cambi size cpu_s gpu_s "files equal"
 for kind in ${KINDS:-stripes dither areas flat8 ramp8}; do
   f=$m/$kind.yuv
