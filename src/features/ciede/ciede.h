@@ -41,8 +41,8 @@
 //     tree (F = double, terms (double)dE00), whose value is the plain loop's
 //     bit for bit, and sends that single term.
 //   finish = the division by w*h, log10 and the offset (ciede_score), shared.
-// A twin also needs libm-exact pow/atan2/sin/cos/exp on the device (glibc's
-// algorithms, FMA variant included); docs/ciede.md says what that takes.
+// A twin can evaluate the same arithmetic (ciede_math.h) on intervals that
+// hold every value glibc's libm can give (ciede_bounds.h).
 //
 // Special values: dE00 of equal Lab colours is +0 (every difference is 0);
 // dE00 is never -0 (sqrt of a sum of squares that starts at +0); a NaN dE00
@@ -55,6 +55,7 @@
 
 #include "base/hd_math.h"
 #include "core/picture.h"
+#include "features/ciede/ciede_math.h"
 #include "features/feature.h"
 
 namespace twinmaf {
@@ -72,9 +73,7 @@ struct CiedeLab {
 
 // The limited-range levels of a bit depth: black 16k, mid 128k, and the gains
 // 1/(219k), 1/(224k) (k = 2^(bpc-8)), as libvmaf computes them.
-struct CiedeLevels {
-  double black, mid, luma_gain, chroma_gain;
-};
+using CiedeLevels = ciede::Levels;
 CiedeLevels ciede_levels(int bpc);
 
 // One Y'CbCr sample triple to CIE Lab (libvmaf's get_lab_color).
@@ -198,6 +197,11 @@ void ciede_dsp_init(CiedeDsp& dsp);  // ciede_simd.cpp
 // skipped. The extractor passes its table's de00_row.
 double ciede_sum(const Picture& ref, const Picture& dis, CiedeLabCache& labs, CiedePairCache* pairs,
                  CiedeDe00Row de00_row);
+
+// Whether this host's powf(c, 7.0f) is what ciede_bounds.h's model says, on
+// 2^16 floats spread over the model's range: the twin's start refuses a host
+// where it is not (tests/unit/ciede_bounds_test.cpp checks every float).
+bool ciede_powf_model_holds();
 
 // finish: the score from S for a w x h luma grid.
 double ciede_score(double de00_sum, int w, int h);

@@ -8,28 +8,10 @@
 #include <vector>
 
 #include "features/ciede/ciede.h"
+#include "features/ciede/ciede_bounds.h"
 #include "features/ciede/ciede_math.h"
 
 namespace twinmaf {
-
-namespace {
-
-// pow(x, 2) of a float promoted to double: exact, as GCC folds it.
-double sq(double x) { return x * x; }
-
-// sRGB-style linearisation of one R'G'B' component.
-double linearize(double c) {
-  if (c > 10. / 255.) return std::pow((c + 0.055) * (1.0 / 1.055), 2.4);
-  return c * (1.0 / 12.92);
-}
-
-// CIE f(t), rounded to float (libvmaf returns it as float).
-float lab_f(double t) {
-  if (t > 216.0 / 24389.0) return static_cast<float>(std::pow(t, 1.0 / 3.0));
-  return static_cast<float>(((24389.0 / 27.0) * t + 16.0) * (1.0 / 116.0));
-}
-
-}  // namespace
 
 CiedeLevels ciede_levels(int bpc) {
   const double k = static_cast<double>(1 << (bpc - 8));
@@ -37,83 +19,38 @@ CiedeLevels ciede_levels(int bpc) {
 }
 
 CiedeLab ciede_lab(double y, double u, double v, const CiedeLevels& k) {
-  y = (y - k.black) * k.luma_gain;
-  u = (u - k.mid) * k.chroma_gain;
-  v = (v - k.mid) * k.chroma_gain;
-  const double r = linearize(y + 1.28033 * v);
-  const double g = linearize(y - 0.21482 * u - 0.38059 * v);
-  const double b = linearize(y + 2.12798 * u);
-  const double fx =
-      lab_f((r * 0.4124564390896921 + g * 0.357576077643909 + b * 0.18043748326639894) * (1.0 / 0.95047));
-  const double fy = lab_f(r * 0.21267285140562248 + g * 0.715152155287818 + b * 0.07217499330655958);
-  const double fz =
-      lab_f((r * 0.019333895582329317 + g * 0.119192025881303 + b * 0.9503040785363677) * (1.0 / 1.08883));
-  return {static_cast<float>(116.0 * fy - 16.0), static_cast<float>(500.0 * (fx - fy)),
-          static_cast<float>(200.0 * (fy - fz))};
+  ciede::GlibcMath m;
+  const ciede::Lab<ciede::GlibcMath> c = ciede::lab(m, y, u, v, k);
+  return {c.l, c.a, c.b};
 }
 
 float ciede_de00(const CiedeLab& c1, const CiedeLab& c2) {
-  // libvmaf's weights are float fields initialised from these doubles.
-  const float k_l = static_cast<float>(0.65), k_c = static_cast<float>(1.0), k_h = static_cast<float>(4.0);
-  const float dl = c2.l - c1.l;
-  const float l_bar = (c1.l + c2.l) / 2;
-  const float ch1 = static_cast<float>(std::sqrt(sq(c1.a) + sq(c1.b)));
-  const float ch2 = static_cast<float>(std::sqrt(sq(c2.a) + sq(c2.b)));
-  const float c_bar = (ch1 + ch2) / 2;
-  // libvmaf calls pow(c_bar, 7) four times; one call gives the same value.
-  const double c_bar7 = std::pow(static_cast<double>(c_bar), 7.0);
-  const double g = 1 - std::sqrt(c_bar7 / (c_bar7 + ciede::pow25_7()));
-  const float ap1 = static_cast<float>(c1.a + (c1.a / 2) * g);
-  const float ap2 = static_cast<float>(c2.a + (c2.a / 2) * g);
-  const float cp1 = static_cast<float>(std::sqrt(sq(ap1) + sq(c1.b)));
-  const float cp2 = static_cast<float>(std::sqrt(sq(ap2) + sq(c2.b)));
-  const float cbp = (cp1 + cp2) / 2;
-  const float dcp = cp2 - cp1;
-  const float lm = l_bar - 50;
-  const float s_l = static_cast<float>(1. + ((0.015 * sq(lm)) / std::sqrt(20 + sq(lm))));
-  const float s_c = static_cast<float>(1. + 0.045 * cbp);
-  const ciede::HueTerms ht = ciede::hue_terms(c1.b, ap1, ch1, c2.b, ap2, ch2, cbp);
-  const float d_hue = static_cast<float>(2.0 * std::sqrt(static_cast<double>(cp1 * cp2)) * ht.sin_half_dhp);
-  const float s_h = static_cast<float>(1.0 + 0.015 * cbp * ht.t);
-  const float r_t = ciede::rotation(ht.c7, ht.sin_theta);
-  const float lightness = dl / (k_l * s_l);
-  const float chroma = dcp / (k_c * s_c);
-  const float hue = d_hue / (k_h * s_h);
-  return static_cast<float>(
-      std::sqrt(sq(lightness) + sq(chroma) + sq(hue) + static_cast<double>(r_t * chroma * hue)));
+  ciede::GlibcMath m;
+  return ciede::de00(m, ciede::Lab<ciede::GlibcMath>{c1.l, c1.a, c1.b}, ciede::Lab<ciede::GlibcMath>{c2.l, c2.a, c2.b});
+}
+
+bool ciede_powf_model_holds() {
+  const uint32_t first = float_bits(0x1p-16f), last = float_bits(0x1p16f);
+  for (uint32_t u = first; u <= last; u += (last - first) >> 16) {
+    const ciede::IvF b = ciede::powf7_bounds(bits_float(u));
+    const float g = ::powf(bits_float(u), 7.0f);
+    if (!(b.lo <= g && g <= b.hi)) return false;
+  }
+  return true;
 }
 
 namespace {
 
-int align32(int n) { return (n + 31) & ~31; }
-
-// libvmaf's chroma memory of one picture: U then V, each of ch rows of
-// `stride` samples (cw of them written, the rest zero), contiguous; `off`
-// counts samples from U's first. Past V's end: 0 (ciede.h).
-template <typename T>
-uint16_t chroma_memory(const Picture& pic, int64_t off, int cw, int ch, int stride) {
-  const int64_t plane = static_cast<int64_t>(stride) * ch;
-  if (off >= 2 * plane) return 0;
-  const int p = off >= plane ? 2 : 1;
-  const int64_t rem = off - (p - 1) * plane;
-  const int row = static_cast<int>(rem / stride), col = static_cast<int>(rem % stride);
-  if (col >= cw) return 0;
-  return pic.plane(p).row<T>(row)[col];
-}
-
+// Chroma row i of plane p at luma width through libvmaf's picture memory
+// (ciede::chroma_read).
 template <typename T>
 void chroma_row(const Picture& pic, int p, int i, uint16_t* out) {
   const VideoFormat& f = pic.format();
-  const int cw = f.plane_w(1), ch = f.plane_h(1), stride = align32(cw);
-  // libvmaf halves columns on the vertical subsampling flag (4:2:0 only) and
-  // steps rows on the horizontal one (4:2:0 and 4:2:2).
+  const int cw = f.plane_w(1), ch = f.plane_h(1);
   const bool half_cols = f.fmt == PixFmt::k420;
-  const int row = i >> 1;
-  const int64_t start = (p == 2 ? static_cast<int64_t>(stride) * ch : 0) + static_cast<int64_t>(row) * stride;
-  const T* src = row < ch ? pic.plane(p).row<T>(row) : nullptr;
   for (int j = 0; j < f.w; ++j) {
-    const int col = half_cols ? j >> 1 : j;
-    out[j] = (src && col < cw) ? static_cast<uint16_t>(src[col]) : chroma_memory<T>(pic, start + col, cw, ch, stride);
+    const ciede::ChromaPlace c = ciede::chroma_read(p, i, j, half_cols, cw, ch);
+    out[j] = c.plane ? static_cast<uint16_t>(pic.plane(c.plane).row<T>(c.row)[c.col]) : 0;
   }
 }
 

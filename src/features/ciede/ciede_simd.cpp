@@ -112,9 +112,10 @@ void De00Row(const CiedeLabPairs& p, size_t n, float* de00) {
     hn::StoreU(N(s_c), df, F(kSc) + k);
     hn::StoreU(hn::Sqrt(W(hn::Mul(cp1, cp2))), dd, D(kRootCp) + k);
   }
+  ciede::GlibcMath glibc;
   for (size_t k = 0; k < nv; ++k) {
-    const ciede::HueTerms h = ciede::hue_terms(p.b[0][k], F(kAp1)[k], F(kCh1)[k], p.b[1][k], F(kAp2)[k],
-                                               F(kCh2)[k], F(kCbp)[k]);
+    const ciede::HueTerms<ciede::GlibcMath> h = ciede::hue_terms(glibc, p.b[0][k], F(kAp1)[k], F(kCh1)[k], p.b[1][k],
+                                                                 F(kAp2)[k], F(kCh2)[k], F(kCbp)[k]);
     D(kSinHalfDhp)[k] = h.sin_half_dhp;
     F(kT)[k] = h.t;
     D(kSinTheta)[k] = h.sin_theta;
