@@ -12,6 +12,7 @@
 #include "features/common/float_picture.h"
 #include "features/float_adm/float_adm_kernels.h"
 #include "features/float_adm/float_adm_math.h"
+#include "features/common/float_picture_kernels.h"
 #include "gpu/reduce.cuh"
 
 namespace twinmaf::cuda {
@@ -25,15 +26,6 @@ __constant__ float c_hi[4] = {kFloatAdmDwtHi[0], kFloatAdmDwtHi[1], kFloatAdmDwt
 
 dim3 grid_of(int w, int h, int z = 1) {
   return dim3(static_cast<unsigned>((w + kThreads - 1) / kThreads), static_cast<unsigned>(h), static_cast<unsigned>(z));
-}
-
-template <typename T>
-__global__ void __launch_bounds__(kThreads) float_adm_load_kernel(FloatAdmLaunch l, float scale, int w) {
-  const int x = static_cast<int>(blockIdx.x * kThreads + threadIdx.x), y = static_cast<int>(blockIdx.y);
-  if (x >= w) return;
-  const std::size_t o = static_cast<std::size_t>(y) * w + x;
-  l.pic[0][o] = float_picture_sample(row_ptr<T>(l.ref, l.pitch, y)[x], scale, -128.0f);
-  l.pic[1][o] = float_picture_sample(row_ptr<T>(l.dis, l.pitch, y)[x], scale, -128.0f);
 }
 
 // Band sample (i, j) of src (nw x nh) for both pictures (blockIdx.z).
@@ -116,11 +108,9 @@ __global__ void __launch_bounds__(kThreads) float_adm_rows_kernel(FloatAdmLaunch
 
 cudaError_t float_adm_enqueue(const FloatAdmLaunch& l, float* rows, cudaStream_t stream) {
   const FloatAdmScaleArgs& s0 = l.scale[0];
-  const float scale = static_cast<float>(1 << (l.bpc - 8));
-  if (l.bpc > 8)
-    float_adm_load_kernel<uint16_t><<<grid_of(s0.in_w, s0.in_h), kThreads, 0, stream>>>(l, scale, s0.in_w);
-  else
-    float_adm_load_kernel<uint8_t><<<grid_of(s0.in_w, s0.in_h), kThreads, 0, stream>>>(l, scale, s0.in_w);
+  const cudaError_t e =
+      float_picture_load({l.ref, l.dis, l.pitch, s0.in_w, s0.in_h, l.bpc, -128.0f, l.pic[0], l.pic[1]}, stream);
+  if (e != cudaSuccess) return e;
   for (int s = 0; s < kFloatAdmTwinScales; ++s) {
     const FloatAdmScaleArgs& sp = l.scale[s];
     const bool skip = s == 0 && l.skip_scale0;

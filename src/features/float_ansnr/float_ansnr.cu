@@ -8,6 +8,7 @@
 #include "features/common/float_picture.h"
 #include "features/float_ansnr/float_ansnr_kernels.h"
 #include "features/float_ansnr/float_ansnr_math.h"
+#include "features/common/float_picture_kernels.h"
 #include "gpu/reduce.cuh"
 
 namespace twinmaf::cuda {
@@ -18,15 +19,6 @@ constexpr int kThreads = 256;
 
 __constant__ float c_ref[9];
 __constant__ float c_dis[25];
-
-template <typename T>
-__global__ void __launch_bounds__(kThreads) float_ansnr_load_kernel(FloatAnsnrLaunch l, float scale) {
-  const int x = static_cast<int>(blockIdx.x * kThreads + threadIdx.x), y = static_cast<int>(blockIdx.y);
-  if (x >= l.w) return;
-  const std::size_t o = static_cast<std::size_t>(y) * l.w + x;
-  l.a[o] = float_picture_sample(row_ptr<T>(l.ref, l.pitch, y)[x], scale, -128.0f);
-  l.b[o] = float_picture_sample(row_ptr<T>(l.dis, l.pitch, y)[x], scale, -128.0f);
-}
 
 __global__ void __launch_bounds__(kThreads) float_ansnr_filter_kernel(FloatAnsnrLaunch l) {
   const int x = static_cast<int>(blockIdx.x * kThreads + threadIdx.x), y = static_cast<int>(blockIdx.y);
@@ -69,11 +61,8 @@ cudaError_t float_ansnr_set_filters(const float ref[9], const float dis[25]) {
 
 cudaError_t float_ansnr_enqueue(const FloatAnsnrLaunch& l, uint32_t* sums, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((l.w + kThreads - 1) / kThreads), static_cast<unsigned>(l.h));
-  const float scale = static_cast<float>(1 << (l.bpc - 8));
-  if (l.bpc > 8)
-    float_ansnr_load_kernel<uint16_t><<<grid, kThreads, 0, stream>>>(l, scale);
-  else
-    float_ansnr_load_kernel<uint8_t><<<grid, kThreads, 0, stream>>>(l, scale);
+  const cudaError_t e = float_picture_load({l.ref, l.dis, l.pitch, l.w, l.h, l.bpc, -128.0f, l.a, l.b}, stream);
+  if (e != cudaSuccess) return e;
   float_ansnr_filter_kernel<<<grid, kThreads, 0, stream>>>(l);
   float_ansnr_rows_kernel<<<static_cast<unsigned>((l.h + kThreads - 1) / kThreads), kThreads, 0, stream>>>(l);
   float_ansnr_total_kernel<<<1, 2, 0, stream>>>(l, sums);

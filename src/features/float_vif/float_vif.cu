@@ -18,6 +18,7 @@
 #include "base/hd_math.h"
 #include "features/common/float_picture.h"
 #include "features/float_vif/float_vif_kernels.h"
+#include "features/common/float_picture_kernels.h"
 #include "gpu/reduce.cuh"
 
 namespace twinmaf::cuda {
@@ -27,15 +28,6 @@ namespace {
 constexpr int kThreads = 256;
 
 dim3 grid_of(int w, int h) { return dim3(static_cast<unsigned>((w + kThreads - 1) / kThreads), static_cast<unsigned>(h)); }
-
-template <typename T>
-__global__ void __launch_bounds__(kThreads) float_vif_load_kernel(FloatVifLaunch l, float scale) {
-  const int x = static_cast<int>(blockIdx.x * kThreads + threadIdx.x), y = static_cast<int>(blockIdx.y);
-  if (x >= l.w[0]) return;
-  const std::size_t o = static_cast<std::size_t>(y) * l.w[0] + x;
-  l.img[0][0][o] = float_picture_sample(row_ptr<T>(l.ref, l.pitch, y)[x], scale, -128.0f);
-  l.img[0][1][o] = float_picture_sample(row_ptr<T>(l.dis, l.pitch, y)[x], scale, -128.0f);
-}
 
 // Output (ox, oy) of filter_separable at step 2 over the w x h image src.
 __device__ float decimated(const float* src, int w, int h, const float* t, int n, int ox, int oy) {
@@ -121,11 +113,9 @@ __global__ void __launch_bounds__(kThreads)
 }  // namespace
 
 cudaError_t float_vif_enqueue(const FloatVifLaunch& l, float* rows, cudaStream_t stream) {
-  const float scale = static_cast<float>(1 << (l.bpc - 8));
-  if (l.bpc > 8)
-    float_vif_load_kernel<uint16_t><<<grid_of(l.w[0], l.h[0]), kThreads, 0, stream>>>(l, scale);
-  else
-    float_vif_load_kernel<uint8_t><<<grid_of(l.w[0], l.h[0]), kThreads, 0, stream>>>(l, scale);
+  const cudaError_t e = float_picture_load(
+      {l.ref, l.dis, l.pitch, l.w[0], l.h[0], l.bpc, -128.0f, l.img[0][0], l.img[0][1]}, stream);
+  if (e != cudaSuccess) return e;
   int cur = 0;
   for (int s = 0; s < kFloatVifTwinScales; ++s) {
     const int w = l.w[s], h = l.h[s], n = l.ntaps[s];

@@ -17,6 +17,7 @@
 #include "features/common/float_picture.h"
 #include "features/ssim/ssim_kernels.h"
 #include "gpu/ordered_sum.cuh"
+#include "features/common/float_picture_kernels.h"
 #include "gpu/reduce.cuh"
 
 namespace twinmaf::cuda {
@@ -28,16 +29,6 @@ constexpr int kThreads = 256;
 __constant__ float c_gauss[kSsimWindow] = {kSsimGauss[0], kSsimGauss[1], kSsimGauss[2], kSsimGauss[3],
                                            kSsimGauss[4], kSsimGauss[5], kSsimGauss[6], kSsimGauss[7],
                                            kSsimGauss[8], kSsimGauss[9], kSsimGauss[10]};
-
-template <typename T>
-__global__ void __launch_bounds__(kThreads) ssim_load_kernel(SsimLaunch l, float scale) {
-  const int x = static_cast<int>(blockIdx.x * kThreads + threadIdx.x), y = static_cast<int>(blockIdx.y);
-  const SsimLevel& v = l.level[0];
-  if (x >= v.w) return;
-  const std::size_t o = static_cast<std::size_t>(y) * v.w + x;
-  v.ref[o] = float_picture_sample(row_ptr<T>(l.ref, l.pitch, y)[x], scale, 0.0f);
-  v.dis[o] = float_picture_sample(row_ptr<T>(l.dis, l.pitch, y)[x], scale, 0.0f);
-}
 
 __device__ float decimated(const float* in, int w, int h, int x, int y, int factor, const float* k, int kw, int kh) {
   const int uc = kw / 2, vc = kh / 2;
@@ -110,11 +101,9 @@ dim3 grid_of(int w, int h) { return dim3(static_cast<unsigned>((w + kThreads - 1
 
 cudaError_t ssim_enqueue(const SsimLaunch& l, uint64_t* ret, cudaStream_t stream) {
   if (l.levels == 0) return cudaSuccess;
-  const float scale = static_cast<float>(1 << (l.bpc - 8));
-  if (l.bpc > 8)
-    ssim_load_kernel<uint16_t><<<grid_of(l.level[0].w, l.level[0].h), kThreads, 0, stream>>>(l, scale);
-  else
-    ssim_load_kernel<uint8_t><<<grid_of(l.level[0].w, l.level[0].h), kThreads, 0, stream>>>(l, scale);
+  const SsimLevel& v0 = l.level[0];
+  cudaError_t e = float_picture_load({l.ref, l.dis, l.pitch, v0.w, v0.h, l.bpc, 0.0f, v0.ref, v0.dis}, stream);
+  if (e != cudaSuccess) return e;
   for (int i = 0; i + 1 < l.levels; ++i)
     ssim_decimate_kernel<<<grid_of(l.level[i + 1].w, l.level[i + 1].h), kThreads, 0, stream>>>(
         l.level[i], l.level[i + 1], l.factor, l.kernel, l.kw, l.kh);
@@ -125,7 +114,7 @@ cudaError_t ssim_enqueue(const SsimLaunch& l, uint64_t* ret, cudaStream_t stream
     ssim_horizontal_kernel<<<grid_of(dw, v.h), kThreads, 0, stream>>>(v, l.hmaps);
     ssim_pixel_kernel<<<grid_of(dw, dh), kThreads, 0, stream>>>(v, l.hmaps, l.sums, kSsimSums * (i - l.first_ssim));
   }
-  const cudaError_t e = cudaGetLastError();
+  e = cudaGetLastError();
   return e != cudaSuccess ? e : ordered_sum_enqueue_terms(l.sums, ret, stream);
 }
 
