@@ -109,9 +109,10 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
   return *this;
 }
 
-Result<PinnedBuffer> PinnedBuffer::create(std::size_t bytes) {
+Result<PinnedBuffer> PinnedBuffer::create(std::size_t bytes, bool mapped) {
   PinnedBuffer b;
-  TWINMAF_CUDA_TRY(cudaHostAlloc(&b.p_, bytes ? bytes : 1, cudaHostAllocPortable));
+  TWINMAF_CUDA_TRY(
+      cudaHostAlloc(&b.p_, bytes ? bytes : 1, cudaHostAllocPortable | (mapped ? cudaHostAllocMapped : 0u)));
   b.n_ = bytes;
   return b;
 }

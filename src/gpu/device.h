@@ -102,7 +102,9 @@ class PinnedBuffer {
   ~PinnedBuffer();
   PinnedBuffer(PinnedBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr; }
   PinnedBuffer& operator=(PinnedBuffer&& o) noexcept;
-  static Result<PinnedBuffer> create(std::size_t bytes);
+  // `mapped`: kernels may read and write it too, through the same address
+  // (unified addressing).
+  static Result<PinnedBuffer> create(std::size_t bytes, bool mapped = false);
   uint8_t* get() const { return static_cast<uint8_t*>(p_); }
   std::size_t size() const { return n_; }
 

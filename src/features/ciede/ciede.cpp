@@ -83,6 +83,9 @@ const FeatureSpec& ciede_feature_spec() {
       .options = {},
       .provided = {"ciede2000"},
       .create = create_with<Ciede>,
+#if TWINMAF_HAVE_CUDA
+      .cuda = &make_ciede_twin,
+#endif
   };
   return spec;
 }

@@ -41,8 +41,9 @@
 //     tree (F = double, terms (double)dE00), whose value is the plain loop's
 //     bit for bit, and sends that single term.
 //   finish = the division by w*h, log10 and the offset (ciede_score), shared.
-// A twin can evaluate the same arithmetic (ciede_math.h) on intervals that
-// hold every value glibc's libm can give (ciede_bounds.h).
+// The CUDA twin (ciede.cu) evaluates the same arithmetic (ciede_math.h) on
+// intervals that hold every value glibc's libm can give (ciede_bounds.h); a
+// pixel whose dE00 they do not pin to one float is computed on the host.
 //
 // Special values: dE00 of equal Lab colours is +0 (every difference is 0);
 // dE00 is never -0 (sqrt of a sum of squares that starts at +0); a NaN dE00
@@ -207,5 +208,8 @@ bool ciede_powf_model_holds();
 double ciede_score(double de00_sum, int w, int h);
 
 const FeatureSpec& ciede_feature_spec();
+
+// CUDA twin (ciede.cu, ciede_cuda.cpp; defined only in CUDA builds).
+Result<std::unique_ptr<Twin>> make_ciede_twin(const Extractor& configured, const VideoFormat& fmt, gpu::Context& ctx);
 
 }  // namespace twinmaf

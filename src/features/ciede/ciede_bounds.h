@@ -183,17 +183,18 @@ struct CiedeBounds {
     if (double_bits(x.lo) != double_bits(x.hi)) unsure = true;
     return x.lo;
   }
-  TWINMAF_HD IvD pow_24(const IvD& x) {  // increasing in x > 0
-    return {widen(pow(x.lo, 2.4), kLibmUlps).lo, widen(pow(x.hi, 2.4), kLibmUlps).hi};
+  // pow(x, y) for x in an interval, increasing in x > 0 (y > 0).
+  static TWINMAF_HD IvD pow_up(const IvD& x, double y) {
+    const double lo = pow(x.lo, y);
+    return {widen(lo, kLibmUlps).lo, widen(x.hi == x.lo ? lo : pow(x.hi, y), kLibmUlps).hi};
   }
-  TWINMAF_HD IvD pow_third(const IvD& t) {  // increasing in t > 0
-    return {widen(pow(t.lo, 1.0 / 3.0), kLibmUlps).lo, widen(pow(t.hi, 1.0 / 3.0), kLibmUlps).hi};
+  TWINMAF_HD IvD pow_24(const IvD& x) { return pow_up(x, 2.4); }
+  TWINMAF_HD IvD pow_third(const IvD& t) { return pow_up(t, 1.0 / 3.0); }
+  TWINMAF_HD IvD pow7(const IvF& c) { return pow_up(IvD(c), 7.0); }
+  TWINMAF_HD IvF powf7(const IvF& c) {
+    const IvF lo = powf7_bounds(c.lo);
+    return c.point() ? lo : IvF(lo.lo, powf7_bounds(c.hi).hi);
   }
-  TWINMAF_HD IvD pow7(const IvF& c) {  // increasing in c >= 0
-    return {widen(pow(static_cast<double>(c.lo), 7.0), kLibmUlps).lo,
-            widen(pow(static_cast<double>(c.hi), 7.0), kLibmUlps).hi};
-  }
-  TWINMAF_HD IvF powf7(const IvF& c) { return {powf7_bounds(c.lo).lo, powf7_bounds(c.hi).hi}; }
   TWINMAF_HD IvD atan2(const IvF& y, const IvF& x) {
     if (!y.point() || !x.point()) unsure = true;
     if (y.lo == 0.0f && x.lo > 0.0f) return IvD(static_cast<double>(y.lo));  // +-0

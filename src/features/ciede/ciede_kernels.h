@@ -1,0 +1,54 @@
+// ciede CUDA kernels (ciede.cu): one frame's geometry and launchers, callable
+// from host C++.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "base/ordered_sum.h"
+#include "features/ciede/ciede_math.h"
+
+namespace twinmaf::cuda {
+
+// The running double sum of a frame's dE00, one term per luma position in
+// raster order.
+inline constexpr int kCiedeLeaf = 64;
+using CiedeSums = OrderedSumForest<double, kCiedeLeaf, 1>;
+
+// A pixel the device leaves to the host: its luma index and sample triples.
+struct CiedeEntry {
+  uint32_t pixel;
+  uint16_t ref[3], dis[3];
+};
+
+struct CiedeLaunch {
+  const uint8_t* ref[3] = {};  // planes, set per frame
+  const uint8_t* dis[3] = {};
+  std::size_t pitch[3] = {};  // bytes, both pictures
+  int w = 0, h = 0, bpc = 8;
+  int cw = 0, ch = 0;       // chroma plane size
+  bool chroma_full = false;  // 4:4:4
+  bool half_cols = false;    // 4:2:0
+  ciede::Levels levels{};
+  CiedeSums sums;                  // terms: w h dE00 (as doubles), then +0 to the last leaf's end
+  unsigned* count = nullptr;       // device: entries this frame
+  CiedeEntry* entries = nullptr;   // host-mapped, w h of them
+  const float* results = nullptr;  // host-mapped: dE00 of entries[k]
+};
+
+// Fills the tree geometry of l.sums for w h terms; returns its entries (the
+// sizes of sums.info and, in kWindow pairs, of sums.steps).
+inline int ciede_layout(CiedeLaunch& l) {
+  const int leaves[1] = {static_cast<int>((static_cast<int64_t>(l.w) * l.h + kCiedeLeaf - 1) / kCiedeLeaf)};
+  return ordered_sum_forest_layout(l.sums, leaves);
+}
+
+// Every pixel's dE00 into sums.terms where the device pins it, else an entry
+// (and a placeholder term); *count is zeroed first.
+cudaError_t ciede_enqueue_pixels(const CiedeLaunch& l, cudaStream_t stream);
+// The host's results into their terms, then ret = the bits of the running sum.
+cudaError_t ciede_enqueue_sum(const CiedeLaunch& l, uint64_t* ret, cudaStream_t stream);
+
+}  // namespace twinmaf::cuda
