@@ -30,13 +30,17 @@ float ciede_de00(const CiedeLab& c1, const CiedeLab& c2) {
 }
 
 bool ciede_powf_model_holds() {
-  const uint32_t first = float_bits(0x1p-16f), last = float_bits(0x1p16f);
-  for (uint32_t u = first; u <= last; u += (last - first) >> 16) {
-    const ciede::IvF b = ciede::powf7_bounds(bits_float(u));
-    const float g = ::powf(bits_float(u), 7.0f);
-    if (!(b.lo <= g && g <= b.hi)) return false;
-  }
-  return true;
+  // Once per process: every twin instance (one per bank and lane) asks.
+  static const bool holds = [] {
+    const uint32_t first = float_bits(0x1p-16f), last = float_bits(0x1p16f);
+    for (uint32_t u = first; u <= last; u += (last - first) >> 16) {
+      const ciede::IvF b = ciede::powf7_bounds(bits_float(u));
+      const float g = ::powf(bits_float(u), 7.0f);
+      if (!(b.lo <= g && g <= b.hi)) return false;
+    }
+    return true;
+  }();
+  return holds;
 }
 
 namespace {
