@@ -52,7 +52,7 @@ if [[ -n $data && -d $data ]]; then
   head -c $((1920 * 1080 * 3 / 2)) "$data/kleiber_1920x1080_420p8_24f.yuv" > .device/photo.yuv
 fi
 cp scripts/device_gen.py scripts/device_measure.sh scripts/device_capi.sh scripts/device_ctc.sh \
-   scripts/device_ctc_gen.py scripts/device_cambi_gen.py scripts/device_ctc_perf.sh scripts/device_sanitize.sh .device/
+   scripts/device_ctc_gen.py scripts/device_cambi_gen.py scripts/device_sanitize.sh .device/
 cat > .device/run.sh <<'EOS'
 #!/bin/bash
 here=$(cd "$(dirname "$0")" && pwd)

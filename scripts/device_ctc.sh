@@ -1,46 +1,69 @@
 #!/bin/bash
 # device_ctc.sh — the CTC presets and the float model on the GPU host, CPU
 # against GPU, whole processes on 16 threads, result files compared at
-# --precision max; then cambi alone on adversarial content
-# (device_cambi_gen.py) and on the CTC photo pan (device_ctc_gen.py).
+# --precision max; with LIBVMAF=<path of libvmaf's vmaf CLI> also libvmaf on
+# the first LV_FRAMES (48) frames, 16 threads; each size's aom_ctc --profile;
+# then cambi alone on adversarial content (device_cambi_gen.py).
 # Run there from the bundle: .device/run.sh .device/device_ctc.sh
-# (FRAMES: frames of the CTC content, 24; CAMBI_FRAMES: of the cambi
-# content, 48; KINDS: the cambi contents). Exits non-zero when a run fails
-# or a GPU file differs from the CPU's.
+# (FRAMES: frames of the CTC content (device_ctc_gen.py), 24; SIZES: W:H
+# list, 3840:2160; CAMBI_FRAMES: of the cambi content, 48, 0 for none; KINDS:
+# the cambi contents). Exits non-zero when a run fails or a GPU file differs
+# from the CPU's.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 2
 m=/dev/shm/device_ctc
 mkdir -p $m
 fail=0
-secs() { awk "BEGIN{print $2 - $1}"; }
+n=${FRAMES:-24}
+lv=${LV_FRAMES:-48}
+secs() { awk "BEGIN{printf \"%.3f\", $2 - $1}"; }
+fps() { awk "BEGIN{printf \"%.1f\", $1 / $2}"; }
 same() {
   python3 -c "import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); print(a['frames']==b['frames'] and a.get('pooled_metrics')==b.get('pooled_metrics'))" "$1" "$2"
 }
-# A timed run: label, then twinmaf's arguments; the JSON result goes to $m/$label.json.
+# A timed run: label, then twinmaf's arguments; the JSON result goes to
+# $m/$label.json (none after a failed run, so that same() fails too: run's
+# status stays in its subshell).
 run() {
-  local label=$1 s0 s1
+  local label=$1 s0
   shift
+  rm -f "$m/$label.json"
   s0=$(date +%s.%N)
   bin/twinmaf "$@" --precision max --json --threads 16 -o "$m/$label.json" > "$m/$label.log" 2>&1 ||
-    { echo "FAILED: $label"; tail -3 "$m/$label.log"; fail=1; }
-  s1=$(date +%s.%N)
-  secs "$s0" "$s1"
+    { echo "FAILED: $label $*" >&2; tail -3 "$m/$label.log" >&2; fail=1; }
+  secs "$s0" "$(date +%s.%N)"
 }
 nvidia-smi --query-gpu=name --format=csv,noheader
-python3 device_ctc_gen.py photo.yuv 3840 2160 "${FRAMES:-24}" $m/r.yuv $m/d.yuv || exit 1
-io="-r $m/r.yuv -d $m/d.yuv -w 3840 -h 2160 -p 420 -b 8"
-printf "%-48s %8s %8s %s\n" "4K, ${FRAMES:-24} frames" cpu_s gpu_s "files equal"
-for job in "--aom_ctc v7.0" "--nflx_ctc v1.0" "--model version=vmaf_float_v0.6.1 --feature float_ssim --feature float_psnr"; do
+for size in ${SIZES:-3840:2160}; do
+  IFS=: read -r w h <<< "$size"
+  r=$m/r$w.yuv d=$m/d$w.yuv
+  if [[ $(stat -c %s $r 2>/dev/null) != $((w * h * 3 / 2 * n)) ]]; then
+    python3 device_ctc_gen.py photo.yuv "$w" "$h" "$n" $r $d || exit 1
+  fi
+  io="-r $r -d $d -w $w -h $h -p 420 -b 8"
+  for job in "--aom_ctc v7.0" "--nflx_ctc v1.0" "--model version=vmaf_float_v0.6.1 --feature float_ssim --feature float_psnr"; do
+    [[ $w != 3840 && $job == --nflx* ]] && continue  # a 4K preset
+    # shellcheck disable=SC2086
+    c=$(run cpu $io $job --backend cpu)
+    # shellcheck disable=SC2086
+    g=$(run gpu $io $job --backend auto)
+    s=$(same $m/cpu.json $m/gpu.json)
+    [[ $s == True ]] || fail=1
+    echo "${w}x$h ${n}f $job: twinmaf cpu $c s ($(fps "$n" "$c") fps), gpu $g s ($(fps "$n" "$g") fps), files equal: $s"
+    if [[ -n ${LIBVMAF:-} && $job != --model* ]]; then
+      s0=$(date +%s.%N)
+      # shellcheck disable=SC2086
+      "$LIBVMAF" $io $job --threads 16 --frame_cnt "$lv" -q --json -o $m/lv.json > $m/lv.log 2>&1 ||
+        { echo "FAILED: libvmaf $job"; tail -3 $m/lv.log; fail=1; }
+      t=$(secs "$s0" "$(date +%s.%N)")
+      echo "${w}x$h ${lv}f $job: libvmaf CPU-16 $t s ($(fps "$lv" "$t") fps)"
+    fi
+  done
   # shellcheck disable=SC2086
-  c=$(run cpu $io $job --backend cpu)
-  # shellcheck disable=SC2086
-  g=$(run gpu $io $job --backend auto)
-  s=$(same $m/cpu.json $m/gpu.json)
-  [[ $s == True ]] || fail=1
-  printf "%-48s %8s %8s %s\n" "$job" "$c" "$g" "$s"
+  bin/twinmaf $io --aom_ctc v7.0 --threads 16 --verbose --profile -o /dev/null 2>&1 |
+    grep -E ': (cuda|cpu)|kernel|host CPU|loop|wall' || fail=1
 done
-# shellcheck disable=SC2086
-bin/twinmaf $io --aom_ctc v7.0 --threads 16 --verbose --profile 2>&1 | grep -E ': (cuda|cpu)|kernel|host CPU|loop|wall' || fail=1
+[[ ${CAMBI_FRAMES:-48} == 0 ]] && exit $fail
 printf "%-12s %-9s %8s %8s %s\n" cambi size cpu_s gpu_s "files equal"
 for kind in ${KINDS:-stripes dither areas flat8 ramp8}; do
   f=$m/$kind.yuv
