@@ -18,8 +18,7 @@ F naive_sum(std::span<const F> terms) {
 }
 
 template <typename F>
-void build_tree(std::span<const F> terms, int leaf, OrderedSumHostTree<F>& out) {
-  constexpr int kWindow = OrderedSumFormat<F>::kWindow;
+void build_tree(std::span<const F> terms, int leaf, OrderedSumHostTree<F>& out, double skew) {
   const auto n_leaf = static_cast<size_t>(leaf);
   const size_t leaves = (terms.size() + n_leaf - 1) / n_leaf;
   out.terms.assign(terms.begin(), terms.end());
@@ -28,35 +27,53 @@ void build_tree(std::span<const F> terms, int leaf, OrderedSumHostTree<F>& out) 
   out.tree.leaf = leaf;
   out.tree.levels = ordered_sum_tree_levels(static_cast<int>(leaves), out.tree.count);
   out.tree.terms = out.terms.data();
-  for (int level = 0; level < out.tree.levels; ++level) {
-    const auto n = static_cast<size_t>(out.tree.count[level]);
-    std::vector<uint32_t>& info = out.info[level];
-    std::vector<OrderedSumSteps<F>>& steps = out.steps[level];
-    info.assign(n, 0);
-    steps.assign(n * kWindow, OrderedSumSteps<F>{});
-    for (size_t i = 0; i < n; ++i) {
-      OrderedSumSteps<F>* s = steps.data() + i * kWindow;
+  const int levels = out.tree.levels;
+  // The device's passes, in its order: totals up, predictions down, kept
+  // increments up.
+  auto children = [&](int level, size_t i, int* n) {
+    const size_t first = i * kOrderedSumFanout;
+    *n = static_cast<int>(std::min<size_t>(kOrderedSumFanout, out.entry[level - 1].size() - first));
+    return out.entry[level - 1].data() + first;
+  };
+  for (int level = 0; level < levels; ++level) {
+    std::vector<OrderedSumEntry<F>>& e = out.entry[level];
+    e.assign(static_cast<size_t>(out.tree.count[level]), OrderedSumEntry<F>{});
+    for (size_t i = 0; i < e.size(); ++i) {
       if (level == 0) {
-        info[i] = ordered_sum_leaf_steps(out.terms.data() + i * n_leaf, leaf, s);
-        continue;
+        ordered_sum_leaf_total(out.terms.data() + i * n_leaf, leaf, e[i]);
+      } else {
+        int n = 0;
+        const OrderedSumEntry<F>* c = children(level, i, &n);
+        ordered_sum_node_total(c, n, e[i]);
       }
-      const size_t first = i * kOrderedSumFanout;
-      const int children =
-          static_cast<int>(std::min<size_t>(kOrderedSumFanout, out.info[level - 1].size() - first));
-      const uint32_t* ci = out.info[level - 1].data() + first;
-      const OrderedSumSteps<F>* cs = out.steps[level - 1].data() + first * kWindow;
-      info[i] = ordered_sum_node_info<F>(ci, children);
-      for (int j = 0; j < kWindow; ++j) s[j] = ordered_sum_node_step(ci, cs, children, info[i], j);
     }
-    out.tree.info[level] = info.data();
-    out.tree.steps[level] = steps.data();
+    out.tree.entry[level] = e.data();
   }
+  if (levels > 0) ordered_sum_prefix(out.entry[levels - 1].data(), out.tree.count[levels - 1], 0.0);
+  for (int level = levels - 1; level >= 1; --level)
+    for (size_t i = 0; i < out.entry[level].size(); ++i) {
+      int n = 0;
+      OrderedSumEntry<F>* c = children(level, i, &n);
+      ordered_sum_prefix(c, n, out.entry[level][i].sum);
+    }
+  for (int level = 0; level < levels; ++level)
+    for (size_t i = 0; i < out.entry[level].size(); ++i) {
+      OrderedSumEntry<F>& e = out.entry[level][i];
+      e.sum *= skew;
+      if (level == 0) {
+        ordered_sum_leaf_steps(out.terms.data() + i * n_leaf, leaf, e);
+      } else {
+        int n = 0;
+        const OrderedSumEntry<F>* c = children(level, i, &n);
+        ordered_sum_node_steps(c, n, e);
+      }
+    }
 }
 
 template <typename F>
 F tree_sum(std::span<const F> terms, int leaf) {
   OrderedSumHostTree<F> t;
-  build_tree(terms, leaf, t);
+  build_tree(terms, leaf, t, 1.0);
   OrderedSumSequentialScan<F> scan;
   return OrderedSumFormat<F>::value(ordered_sum_walk(t.tree, scan));
 }
@@ -126,11 +143,11 @@ float ordered_sum(std::span<const float> terms) {
 float ordered_sum_naive(std::span<const float> terms) { return naive_sum(terms); }
 double ordered_sum_naive(std::span<const double> terms) { return naive_sum(terms); }
 
-void ordered_sum_build_tree(std::span<const float> terms, int leaf, OrderedSumHostTree<float>& out) {
-  build_tree(terms, leaf, out);
+void ordered_sum_build_tree(std::span<const float> terms, int leaf, OrderedSumHostTree<float>& out, double skew) {
+  build_tree(terms, leaf, out, skew);
 }
-void ordered_sum_build_tree(std::span<const double> terms, int leaf, OrderedSumHostTree<double>& out) {
-  build_tree(terms, leaf, out);
+void ordered_sum_build_tree(std::span<const double> terms, int leaf, OrderedSumHostTree<double>& out, double skew) {
+  build_tree(terms, leaf, out, skew);
 }
 float ordered_sum_tree_sum(std::span<const float> terms, int leaf) { return tree_sum(terms, leaf); }
 double ordered_sum_tree_sum(std::span<const double> terms, int leaf) { return tree_sum(terms, leaf); }

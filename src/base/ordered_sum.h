@@ -43,18 +43,32 @@
 // The tree (device reduction): leaves are runs of `leaf` consecutive terms
 // (1 <= leaf <= kMaxLeaf, so a leaf's unsaturated increments stay exact in
 // the unsigned type of F's width); a node of level L >= 1 covers 32 entries
-// of level L-1. Each entry stores its info (b, or 0 when every term is +0;
-// kOpaque when a term is not +0 or a positive normal number) and its p
-// increment pairs. The walk (ordered_sum_walk) carries r in order: an entry
-// whose increment fits is added as A ulps in one integer step, an all-zero
-// entry or one whose terms are all below u/2 is skipped, anything else (a
-// binade crossing, a term >= 2^E, r = +0 or not a positive normal number,
+// of level L-1. Each entry (OrderedSumEntry) stores its info (b, or 0 when
+// every term is +0; kOpaque when a term is not +0 or a positive normal
+// number) and increment pairs for kOrderedSumKept binades of r: those r can
+// be in when the walk reaches the entry, predicted from P, the sum of every
+// earlier term of the sequence in double in any order (the tree's own
+// partial sums). For non-negative terms the running sum r at the entry and P
+// both lie within (n - 1) eps of the exact sum S of those terms (eps = 2^-p
+// of r's format, 2^-53 for P), so r is in [P (1 - kSlack), P (1 + kSlack)]
+// and its binade is one of the two kept (kSlack < 1/3) while n eps stays
+// below kSlack: 2^-24 for double (n < 2^28 terms), 2^-8 for float (rounding
+// errors of a float sum grow like sqrt(n) eps in practice; beyond the
+// bound only the speed suffers). A prediction is only ever a choice of which
+// pairs to keep: any pair kept is exact for its binade, and a binade not
+// kept makes the walk enter the entry, so the result never depends on P.
+// The walk (ordered_sum_walk) carries r in order: an entry whose increment
+// fits is added as A ulps in one integer step, an all-zero entry or one whose
+// terms are all below u/2 is skipped, anything else (a binade crossing, a
+// binade not kept, a term >= 2^E, r = +0 or not a positive normal number,
 // opaque terms) is entered, down to a leaf whose terms are added one by one
-// as floats. With non-negative terms each crossing raises r's binade, so at
-// most 2^(exponent bits) - 2 crossings happen (254 / 2046), each costing one
-// root-to-leaf path: the walk is bounded by the depth, not by the number of
-// terms (opaque leaves are always entered). Its result is the plain loop's
-// for every input (the unit tests compare bit patterns).
+// as floats. With non-negative terms and a prediction that holds, each
+// crossing raises r's binade, so at most 2^(exponent bits) - 2 crossings
+// happen (254 / 2046), each costing one root-to-leaf path: the walk is
+// bounded by the depth, not by the number of terms (opaque leaves are always
+// entered). Its result is the plain loop's for every input and every
+// prediction (the unit tests compare bit patterns, also with predictions
+// made wrong on purpose).
 #pragma once
 
 #include <cstddef>
@@ -104,15 +118,26 @@ struct OrderedSumFormat : OrderedSumIeee<F> {
   static constexpr uint32_t kOpaque = OrderedSumIeee<F>::kMaxField + 1;  // info flag, above every field
   static constexpr int kMaxShift = 8 * sizeof(Uint) - 1;
   static constexpr int kMaxLeaf = static_cast<int>(~Uint(0) >> kFracBits);  // 511 / 4095
+  static constexpr double kSlack = sizeof(F) == 4 ? 0x1p-8 : 0x1p-24;  // relative margin of a prediction
 };
 
 inline constexpr int kOrderedSumFanout = 32;    // children per node (a warp)
 inline constexpr int kOrderedSumMaxLevels = 8;  // 32^7 leaves: more than an int counts
+inline constexpr int kOrderedSumKept = 2;       // binades of r an entry keeps increments for
 
 // Increments, in ulps of r, for an even and an odd mantissa of r.
 template <typename F>
 struct OrderedSumSteps {
   typename OrderedSumFormat<F>::Uint even = 0, odd = 0;
+};
+
+// One entry of the tree (a leaf or a node).
+template <typename F>
+struct OrderedSumEntry {
+  uint32_t info = 0;  // b, 0 when every term is +0; kOpaque flag
+  uint32_t base = 0;  // r's exponent field steps[0] is for; steps[k] is for base + k
+  double sum = 0;     // the entry's terms summed; then (ordered_sum_prefix) P, the earlier terms' sum
+  OrderedSumSteps<F> steps[kOrderedSumKept];
 };
 
 template <typename U>
@@ -149,79 +174,132 @@ TWINMAF_HD uint32_t ordered_sum_merge_info(uint32_t a, uint32_t b) {
   return ((a | b) & Fmt::kOpaque) | (fa > fb ? fa : fb);
 }
 
-// Info and increments of a leaf of n <= kMaxLeaf terms (steps[j] for r's
-// exponent field B = b + 1 + j). Zero for an all-zero or opaque leaf (never
-// used). Per binade, each term adds q = RN(t / u) (f > 1/2 rounds up: the
-// first dropped bit set and the rest not all zero); a tie (f == 1/2, first
-// dropped bit set, rest zero) adds a or a + 1 so that the running increment
-// has the start's parity: even for an even start, odd for an odd one.
-// Unsaturated sums stay below n * 2^(p-1) (q <= 2^(p-1)), so they are exact
-// in Uint and saturated once at the end.
+// Info and sum of a leaf of n terms (the sum in double, in order).
 template <typename F>
-TWINMAF_HD uint32_t ordered_sum_leaf_steps(const F* terms, int n,
-                                           OrderedSumSteps<F> steps[OrderedSumFormat<F>::kWindow]) {
+TWINMAF_HD void ordered_sum_leaf_total(const F* terms, int n, OrderedSumEntry<F>& e) {
+  uint32_t info = 0;
+  double sum = 0;
+  for (int k = 0; k < n; ++k) {
+    info = ordered_sum_merge_info<F>(info, ordered_sum_term_info(terms[k]));
+    sum += static_cast<double>(terms[k]);
+  }
+  e.info = info;
+  e.sum = sum;
+}
+
+// Info and sum of a node from its n children's.
+template <typename F>
+TWINMAF_HD void ordered_sum_node_total(const OrderedSumEntry<F>* child, int n, OrderedSumEntry<F>& e) {
+  uint32_t info = 0;
+  double sum = 0;
+  for (int c = 0; c < n; ++c) {
+    info = ordered_sum_merge_info<F>(info, child[c].info);
+    sum += child[c].sum;
+  }
+  e.info = info;
+  e.sum = sum;
+}
+
+// Turns n consecutive entries' sums into predictions: entry c gets `before`
+// (the prediction of their first, P of their parent or 0 at a tree's top
+// level) plus the sums of entries 0 .. c-1.
+template <typename F>
+TWINMAF_HD void ordered_sum_prefix(OrderedSumEntry<F>* entry, int n, double before) {
+  for (int c = 0; c < n; ++c) {
+    const double s = entry[c].sum;
+    entry[c].sum = before;
+    before += s;
+  }
+}
+
+// The first kept binade for a prediction P: r's exponent field at
+// P (1 - kSlack) (a field at or above kMaxField, or 0, where that is not a
+// positive normal F: no r the walk adds to ever matches).
+template <typename F>
+TWINMAF_HD uint32_t ordered_sum_base(double predicted) {
+  using Fmt = OrderedSumFormat<F>;
+  const F low = static_cast<F>(predicted * (1.0 - Fmt::kSlack));
+  return static_cast<uint32_t>(Fmt::bits(low) >> Fmt::kFracBits);
+}
+
+// A leaf's base and kept increments from its n <= kMaxLeaf terms (info and
+// prediction already in e): for r's exponent field B = base + k, window
+// j = B - b - 1 (pairs outside 0 <= j < p are never used). Each term
+// adds q = RN(t / u) (f > 1/2 rounds up: the first dropped bit set and the
+// rest not all zero); a tie (f == 1/2, first dropped bit set, rest zero) adds
+// a or a + 1 so that the running increment has the start's parity: even for
+// an even start, odd for an odd one. Unsaturated sums stay below
+// n * 2^(p-1) (q <= 2^(p-1)), so they are exact in Uint and saturated once
+// at the end.
+template <typename F>
+TWINMAF_HD void ordered_sum_leaf_steps(const F* terms, int n, OrderedSumEntry<F>& e) {
   using Fmt = OrderedSumFormat<F>;
   using Uint = typename Fmt::Uint;
   constexpr int kWindow = Fmt::kWindow;
-  uint32_t info = 0;
-  for (int k = 0; k < n; ++k) info = ordered_sum_merge_info<F>(info, ordered_sum_term_info(terms[k]));
-  Uint even[kWindow], odd[kWindow];
-  for (int j = 0; j < kWindow; ++j) even[j] = odd[j] = 0;
-  if (info != 0 && !(info & Fmt::kOpaque)) {
-    const int b = static_cast<int>(info);
-    for (int k = 0; k < n; ++k) {
-      const Uint bits = Fmt::bits(terms[k]);
+  e.base = ordered_sum_base<F>(e.sum);
+  Uint even[kOrderedSumKept], odd[kOrderedSumKept];
+  int window[kOrderedSumKept];
+  const int b = static_cast<int>(e.info & Fmt::kMaxField);
+  for (int k = 0; k < kOrderedSumKept; ++k) {
+    even[k] = odd[k] = 0;
+    window[k] = static_cast<int>(e.base) + k - b - 1;
+  }
+  if (e.info != 0 && !(e.info & Fmt::kOpaque)) {
+    for (int i = 0; i < n; ++i) {
+      const Uint bits = Fmt::bits(terms[i]);
       if (bits == 0) continue;
-      // t / u = sig / 2^(d + j + 1) in binade j, d = b - (t's exponent field).
+      // t / u = sig / 2^(d + j + 1) in window j, d = b - (t's exponent field).
       const int d = b - static_cast<int>(bits >> Fmt::kFracBits);
-      if (d >= kWindow) continue;  // below u/2 in every binade of the window
       const Uint sig = (bits & Fmt::kFrac) | Fmt::kHidden;
       const int tie_shift = Fmt::ctz(sig);  // t / u = a + 1/2 exactly where d + j == this
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-      for (int j = 0; j < kWindow; ++j) {
-        const int sh = d + j;
+      for (int k = 0; k < kOrderedSumKept; ++k) {
+        if (window[k] < 0 || window[k] >= kWindow) continue;
+        const int sh = d + window[k];
         const Uint v = sig >> (sh < Fmt::kMaxShift ? sh : Fmt::kMaxShift);  // floor(2 t / u); 0 from sh = p on
         const Uint q = (v + 1) >> 1;                                          // floor(t / u) + first dropped bit
-        even[j] += q;
-        odd[j] += q;
+        even[k] += q;
+        odd[k] += q;
         if (sh == tie_shift) {
           // q rounded the tie up; take the one of {x - 1, x} of the start's parity.
-          even[j] &= ~Uint(1);
-          odd[j] = (odd[j] - 1) | Uint(1);
+          even[k] &= ~Uint(1);
+          odd[k] = (odd[k] - 1) | Uint(1);
         }
       }
     }
   }
-  for (int j = 0; j < kWindow; ++j)
-    steps[j] = {ordered_sum_min(even[j], Fmt::kSaturated), ordered_sum_min(odd[j], Fmt::kSaturated)};
-  return info;
+  for (int k = 0; k < kOrderedSumKept; ++k)
+    e.steps[k] = {ordered_sum_min(even[k], Fmt::kSaturated), ordered_sum_min(odd[k], Fmt::kSaturated)};
 }
 
-// Info of a node from its n children's infos.
+// A node's kept increments (info and prediction already in e) from its n
+// children's: for r's exponent field B, the composition of the children's
+// pairs for B in order; a child whose terms are all below u/2 in B
+// contributes nothing, one that did not keep B (or for which B is below its
+// window) saturates the pair, so that the walk enters the node.
 template <typename F>
-TWINMAF_HD uint32_t ordered_sum_node_info(const uint32_t* child_info, int n) {
-  uint32_t info = 0;
-  for (int c = 0; c < n; ++c) info = ordered_sum_merge_info<F>(info, child_info[c]);
-  return info;
-}
-
-// Increment pair j of a node (exponent field b) from its n children (their
-// infos and their kWindow pairs each, child-major).
-template <typename F>
-TWINMAF_HD OrderedSumSteps<F> ordered_sum_node_step(const uint32_t* child_info, const OrderedSumSteps<F>* child_steps,
-                                                    int n, uint32_t info, int j) {
+TWINMAF_HD void ordered_sum_node_steps(const OrderedSumEntry<F>* child, int n, OrderedSumEntry<F>& e) {
   using Fmt = OrderedSumFormat<F>;
-  OrderedSumSteps<F> acc;
-  const int b = static_cast<int>(info & Fmt::kMaxField);
-  for (int c = 0; c < n; ++c) {
-    if (child_info[c] == 0) continue;
-    const int jc = b - static_cast<int>(child_info[c] & Fmt::kMaxField) + j;  // >= j >= 0
-    if (jc >= Fmt::kWindow) continue;
-    acc = ordered_sum_then(acc, child_steps[c * Fmt::kWindow + jc]);
+  e.base = ordered_sum_base<F>(e.sum);
+  for (int k = 0; k < kOrderedSumKept; ++k) {
+    const int field = static_cast<int>(e.base) + k;
+    OrderedSumSteps<F> acc;
+    for (int c = 0; c < n; ++c) {
+      const uint32_t ci = child[c].info;
+      if (ci == 0) continue;
+      const int jc = field - static_cast<int>(ci & Fmt::kMaxField) - 1;
+      if (jc >= Fmt::kWindow) continue;
+      const int kc = field - static_cast<int>(child[c].base);
+      if (jc < 0 || kc < 0 || kc >= kOrderedSumKept || (ci & Fmt::kOpaque)) {
+        acc = {Fmt::kSaturated, Fmt::kSaturated};
+        break;
+      }
+      acc = ordered_sum_then(acc, child[c].steps[kc]);
+    }
+    e.steps[k] = acc;
   }
-  return acc;
 }
 
 // What an entry does to the running value r (bits).
@@ -231,17 +309,19 @@ enum OrderedSumEffect : int { kOrderedSumSkip = 0, kOrderedSumAdd = 1, kOrderedS
 // increment pair in r's binade (still to be checked with ordered_sum_fits).
 // kOrderedSumEnter: it must be entered.
 template <typename F>
-TWINMAF_HD int ordered_sum_effect(typename OrderedSumFormat<F>::Uint r, uint32_t info, const OrderedSumSteps<F>* steps,
+TWINMAF_HD int ordered_sum_effect(typename OrderedSumFormat<F>::Uint r, const OrderedSumEntry<F>& e,
                                   OrderedSumSteps<F>* step) {
   using Fmt = OrderedSumFormat<F>;
   *step = OrderedSumSteps<F>{};
-  if (info == 0) return kOrderedSumSkip;  // all +0: r + 0 == r for every r this sum can hold (never -0)
+  if (e.info == 0) return kOrderedSumSkip;  // all +0: r + 0 == r for every r this sum can hold (never -0)
   const auto field = static_cast<uint32_t>(r >> Fmt::kFracBits);  // > kMaxField for a negative r
-  if (field == 0 || field >= Fmt::kMaxField || (info & Fmt::kOpaque)) return kOrderedSumEnter;
-  const int j = static_cast<int>(field) - static_cast<int>(info & Fmt::kMaxField) - 1;
+  if (field == 0 || field >= Fmt::kMaxField || (e.info & Fmt::kOpaque)) return kOrderedSumEnter;
+  const int j = static_cast<int>(field) - static_cast<int>(e.info & Fmt::kMaxField) - 1;
   if (j < 0) return kOrderedSumEnter;
   if (j >= Fmt::kWindow) return kOrderedSumSkip;  // every term below u/2, none a tie
-  *step = steps[j];
+  const int k = static_cast<int>(field) - static_cast<int>(e.base);
+  if (k < 0 || k >= kOrderedSumKept) return kOrderedSumEnter;  // a binade not kept
+  *step = e.steps[k];
   return kOrderedSumAdd;
 }
 
@@ -277,8 +357,7 @@ template <typename F>
 struct OrderedSumTree {
   int levels = 0;
   int count[kOrderedSumMaxLevels] = {};
-  const uint32_t* info[kOrderedSumMaxLevels] = {};
-  const OrderedSumSteps<F>* steps[kOrderedSumMaxLevels] = {};  // [count][kWindow]
+  const OrderedSumEntry<F>* entry[kOrderedSumMaxLevels] = {};  // [count]
   const F* terms = nullptr;                                    // [count[0]][leaf]
   int leaf = 0;                                                // terms per leaf, 1 .. kMaxLeaf
 };
@@ -340,8 +419,7 @@ struct OrderedSumSequentialScan {
   TWINMAF_HD int advance(const OrderedSumTree<F>& t, int level, int c, int end, Uint& r) const {
     for (; c < end; ++c) {
       OrderedSumSteps<F> s;
-      const int e = ordered_sum_effect(
-          r, t.info[level][c], t.steps[level] + static_cast<size_t>(c) * OrderedSumFormat<F>::kWindow, &s);
+      const int e = ordered_sum_effect(r, t.entry[level][c], &s);
       if (e == kOrderedSumEnter) return c;
       if (e == kOrderedSumAdd) {
         if (!ordered_sum_fits(r, s)) return c;
@@ -357,7 +435,7 @@ struct OrderedSumSequentialScan {
 
 // The trees of kTrees independent sequences in one set of flat arrays (what
 // one device launch reduces; gpu/ordered_sum.cuh). Entries of every level
-// live in `info` and `steps`, level-major: level L of tree i starts at
+// live in `entries`, level-major: level L of tree i starts at
 // tree[i].node_begin[L] and the trees' ranges of one level follow each other,
 // so a level of all trees is one contiguous range. Level 0 of tree i starts
 // at tree[i].node_begin[0], which is also its first leaf in `terms`.
@@ -375,12 +453,11 @@ struct OrderedSumForest {
   int levels = 0;                                  // most levels of a tree
   int level_total[kOrderedSumMaxLevels] = {};      // entries of each level, all trees
   F* terms = nullptr;                              // [leaves][kLeaf]
-  uint32_t* info = nullptr;                        // [entries]
-  OrderedSumSteps<F>* steps = nullptr;             // [entries][kWindow]
+  OrderedSumEntry<F>* entries = nullptr;           // [ordered_sum_forest_layout's count]
 };
 
 // Fills the geometry of f for leaves[i] leaves in tree i (level-major entry
-// layout, above); returns the number of entries (the info/steps sizes).
+// layout, above); returns the number of entries.
 template <typename F, int kLeaf, int kTrees>
 int ordered_sum_forest_layout(OrderedSumForest<F, kLeaf, kTrees>& f, const int leaves[kTrees]) {
   f.leaves = f.levels = 0;
@@ -418,16 +495,19 @@ double ordered_sum_naive(std::span<const double> terms);
 // Host model of the device reduction: the tree over the terms in leaves of
 // `leaf` terms (1 .. kMaxLeaf; the last leaf padded with +0), walked
 // sequentially. Equal to ordered_sum_naive for every input (NaN payloads
-// aside).
+// aside). ordered_sum_build_tree's `skew` multiplies every prediction before
+// the kept binades are chosen (1: the device's choice; tests make them wrong
+// on purpose).
 template <typename F>
 struct OrderedSumHostTree {
   std::vector<F> terms;
-  std::vector<uint32_t> info[kOrderedSumMaxLevels];
-  std::vector<OrderedSumSteps<F>> steps[kOrderedSumMaxLevels];
+  std::vector<OrderedSumEntry<F>> entry[kOrderedSumMaxLevels];
   OrderedSumTree<F> tree;  // views of the vectors above
 };
-void ordered_sum_build_tree(std::span<const float> terms, int leaf, OrderedSumHostTree<float>& out);
-void ordered_sum_build_tree(std::span<const double> terms, int leaf, OrderedSumHostTree<double>& out);
+void ordered_sum_build_tree(std::span<const float> terms, int leaf, OrderedSumHostTree<float>& out,
+                            double skew = 1.0);
+void ordered_sum_build_tree(std::span<const double> terms, int leaf, OrderedSumHostTree<double>& out,
+                            double skew = 1.0);
 float ordered_sum_tree_sum(std::span<const float> terms, int leaf);
 double ordered_sum_tree_sum(std::span<const double> terms, int leaf);
 

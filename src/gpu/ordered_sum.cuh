@@ -1,20 +1,24 @@
 // Device side of the exact ordered float sum (base/ordered_sum.h has the
 // arithmetic and the argument), for any F, leaf size kLeaf and number of
-// sequences kTrees of an OrderedSumForest. Included by .cu files only:
-//   1. leaf steps: one thread per leaf computes its info and kWindow
-//      increment pairs from its kLeaf terms (integers). A twin that produces
-//      its terms in a kernel of its own calls ordered_sum_store_leaf there
-//      (one kernel, no second pass over the terms); ordered_sum_enqueue_terms
-//      runs it over terms already in memory;
-//   2. one launch per tree level: one thread per (node, binade) composes its
-//      <= 32 children's increments (integers, saturating);
-//   3. one warp per tree walks it in order: 32 children at a time, their
+// sequences kTrees of an OrderedSumForest, over terms already in f.terms.
+// Passes, each over every tree of the forest at once:
+//   1. totals: one thread per leaf (its info and the sum of its terms, read
+//      from shared memory), then per node level, one thread per node (its
+//      children's);
+//   2. predictions: one thread per tree turns its top level's sums into
+//      predictions, then, level by level downwards, one thread per node its
+//      children's;
+//   3. kept increments: one thread per leaf from its terms and prediction,
+//      then per node level one thread per node from its children's
+//      (integers, saturating);
+//   4. one warp per tree walks it in order: 32 children at a time, their
 //      increments combined by a warp scan (the composition is associative and
 //      exact), the first child that must be entered found by a ballot; leaves
 //      where r changes binade are summed as floats.
-// Nothing here is a float reduction in another order: the only float sums are
-// ordered_sum_leaf_add's, in sequence. Files including this build with
-// --fmad=false.
+// Nothing here is a float reduction in another order that reaches a result:
+// the double sums of passes 1 and 2 only choose which increments are kept,
+// and the only float sums of the result are ordered_sum_leaf_add's, in
+// sequence. Files including this build with --fmad=false.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -27,8 +31,7 @@
 
 namespace twinmaf::cuda {
 
-inline constexpr int kOrderedSumLeafThreads = 128;
-inline constexpr int kOrderedSumNodeThreads = 256;
+inline constexpr int kOrderedSumThreads = 128;
 
 // The tree of a flattened entry index of one level; *local is the index
 // inside the tree. Trees without entries at that level are passed over.
@@ -49,46 +52,99 @@ __device__ __forceinline__ int ordered_sum_tree_of(const OrderedSumForest<F, kLe
   return tree;
 }
 
-// Info and increments of leaf g (all trees' leaves numbered in order) from
-// its kLeaf terms at `terms`.
+// Node g of `level` (flattened over the trees): *self, and its n children at
+// level - 1.
 template <typename F, int kLeaf, int kTrees>
-__device__ __forceinline__ void ordered_sum_store_leaf(const OrderedSumForest<F, kLeaf, kTrees>& f, int g,
-                                                       const F* terms) {
-  constexpr int kWindow = OrderedSumFormat<F>::kWindow;
-  OrderedSumSteps<F> steps[kWindow];
-  f.info[g] = ordered_sum_leaf_steps(terms, kLeaf, steps);
-  OrderedSumSteps<F>* so = f.steps + static_cast<std::size_t>(g) * kWindow;
-#pragma unroll
-  for (int j = 0; j < kWindow; ++j) so[j] = steps[j];
-}
-
-template <typename F, int kLeaf, int kTrees>
-__global__ void __launch_bounds__(kOrderedSumLeafThreads)
-    ordered_sum_leaf_kernel(OrderedSumForest<F, kLeaf, kTrees> f) {
-  const int g = static_cast<int>(blockIdx.x) * kOrderedSumLeafThreads + static_cast<int>(threadIdx.x);
-  if (g >= f.leaves) return;
-  ordered_sum_store_leaf(f, g, f.terms + static_cast<std::size_t>(g) * kLeaf);
-}
-
-template <typename F, int kLeaf, int kTrees>
-__global__ void __launch_bounds__(kOrderedSumNodeThreads)
-    ordered_sum_node_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
-  constexpr int kWindow = OrderedSumFormat<F>::kWindow;
-  const int tid = static_cast<int>(blockIdx.x) * kOrderedSumNodeThreads + static_cast<int>(threadIdx.x);
-  if (tid >= f.level_total[level] * kWindow) return;
-  const int j = tid % kWindow;
+__device__ __forceinline__ OrderedSumEntry<F>* ordered_sum_children(const OrderedSumForest<F, kLeaf, kTrees>& f,
+                                                                    int level, int g, OrderedSumEntry<F>** self,
+                                                                    int* n) {
   int i = 0;
-  const OrderedSumTreeGeometry& tg = f.tree[ordered_sum_tree_of(f, level, tid / kWindow, &i)];
+  const OrderedSumTreeGeometry& tg = f.tree[ordered_sum_tree_of(f, level, g, &i)];
   const int first = i * kOrderedSumFanout;
   const int rest = tg.count[level - 1] - first;
-  const int n = rest < kOrderedSumFanout ? rest : kOrderedSumFanout;
-  const int child = tg.node_begin[level - 1] + first;
-  const uint32_t* ci = f.info + child;
-  const OrderedSumSteps<F>* cs = f.steps + static_cast<std::size_t>(child) * kWindow;
-  const uint32_t info = ordered_sum_node_info<F>(ci, n);
-  const int self = tg.node_begin[level] + i;
-  f.steps[static_cast<std::size_t>(self) * kWindow + j] = ordered_sum_node_step(ci, cs, n, info, j);
-  if (j == 0) f.info[self] = info;
+  *n = rest < kOrderedSumFanout ? rest : kOrderedSumFanout;
+  *self = f.entries + tg.node_begin[level] + i;
+  return f.entries + tg.node_begin[level - 1] + first;
+}
+
+// Leaf kernels: one warp per 32 leaves, one thread per leaf running the host
+// model's own leaf function on its terms. The warp first copies its leaves'
+// terms, one contiguous range, to shared memory (coalesced; rows of kLeaf + 1
+// so that the threads' reads fall in different banks).
+template <typename F, int kLeaf>
+struct OrderedSumLeafTile {
+  static constexpr int kRow = kLeaf + 1;
+  F terms[kWarp * kRow];
+};
+
+template <typename F, int kLeaf, int kTrees>
+__device__ __forceinline__ const F* ordered_sum_stage_leaves(const OrderedSumForest<F, kLeaf, kTrees>& f,
+                                                            OrderedSumLeafTile<F, kLeaf>& tile, int first, int lane) {
+  const int leaves = f.leaves - first < kWarp ? f.leaves - first : kWarp;
+  const F* src = f.terms + static_cast<std::size_t>(first) * kLeaf;
+  for (int idx = lane; idx < leaves * kLeaf; idx += kWarp)
+    tile.terms[(idx / kLeaf) * OrderedSumLeafTile<F, kLeaf>::kRow + idx % kLeaf] = src[idx];
+  __syncwarp();
+  return tile.terms + lane * OrderedSumLeafTile<F, kLeaf>::kRow;
+}
+
+template <typename F, int kLeaf, int kTrees>
+__global__ void __launch_bounds__(kWarp) ordered_sum_leaf_total_kernel(OrderedSumForest<F, kLeaf, kTrees> f) {
+  __shared__ OrderedSumLeafTile<F, kLeaf> tile;
+  const int first = static_cast<int>(blockIdx.x) * kWarp, lane = static_cast<int>(threadIdx.x);
+  const F* terms = ordered_sum_stage_leaves(f, tile, first, lane);
+  if (first + lane < f.leaves) ordered_sum_leaf_total(terms, kLeaf, f.entries[first + lane]);
+}
+
+template <typename F, int kLeaf, int kTrees>
+__global__ void __launch_bounds__(kWarp) ordered_sum_leaf_steps_kernel(OrderedSumForest<F, kLeaf, kTrees> f) {
+  __shared__ OrderedSumLeafTile<F, kLeaf> tile;
+  const int first = static_cast<int>(blockIdx.x) * kWarp, lane = static_cast<int>(threadIdx.x);
+  const F* terms = ordered_sum_stage_leaves(f, tile, first, lane);
+  if (first + lane < f.leaves) ordered_sum_leaf_steps(terms, kLeaf, f.entries[first + lane]);
+}
+
+template <typename F, int kLeaf, int kTrees>
+__global__ void __launch_bounds__(kOrderedSumThreads)
+    ordered_sum_node_total_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
+  const int g = static_cast<int>(blockIdx.x) * kOrderedSumThreads + static_cast<int>(threadIdx.x);
+  if (g >= f.level_total[level]) return;
+  OrderedSumEntry<F>* self;
+  int n;
+  const OrderedSumEntry<F>* child = ordered_sum_children(f, level, g, &self, &n);
+  ordered_sum_node_total(child, n, *self);
+}
+
+// Thread i: tree i's top level (launched with kTrees threads).
+template <typename F, int kLeaf, int kTrees>
+__global__ void ordered_sum_top_prefix_kernel(OrderedSumForest<F, kLeaf, kTrees> f) {
+  const int i = static_cast<int>(threadIdx.x);
+  if (i >= kTrees) return;
+  const OrderedSumTreeGeometry& tg = f.tree[i];
+  if (tg.levels == 0) return;
+  ordered_sum_prefix(f.entries + tg.node_begin[tg.levels - 1], tg.count[tg.levels - 1], 0.0);
+}
+
+template <typename F, int kLeaf, int kTrees>
+__global__ void __launch_bounds__(kOrderedSumThreads)
+    ordered_sum_prefix_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
+  const int g = static_cast<int>(blockIdx.x) * kOrderedSumThreads + static_cast<int>(threadIdx.x);
+  if (g >= f.level_total[level]) return;
+  OrderedSumEntry<F>* self;
+  int n;
+  OrderedSumEntry<F>* child = ordered_sum_children(f, level, g, &self, &n);
+  ordered_sum_prefix(child, n, self->sum);
+}
+
+template <typename F, int kLeaf, int kTrees>
+__global__ void __launch_bounds__(kOrderedSumThreads)
+    ordered_sum_node_steps_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
+  const int g = static_cast<int>(blockIdx.x) * kOrderedSumThreads + static_cast<int>(threadIdx.x);
+  if (g >= f.level_total[level]) return;
+  OrderedSumEntry<F>* self;
+  int n;
+  const OrderedSumEntry<F>* child = ordered_sum_children(f, level, g, &self, &n);
+  ordered_sum_node_steps(child, n, *self);
 }
 
 // ordered_sum_walk's scanner for one warp: the same decisions as
@@ -105,15 +161,12 @@ struct OrderedSumWarpScan {
   int lane;
 
   __device__ int advance(const OrderedSumTree<F>& t, int level, int c, int end, Uint& r) const {
-    constexpr int kWindow = OrderedSumFormat<F>::kWindow;
-    const uint32_t* info = t.info[level];
-    const OrderedSumSteps<F>* steps = t.steps[level];
+    const OrderedSumEntry<F>* entry = t.entry[level];
     while (c < end) {
       const int i = c + lane;
       const bool in = i < end;
       OrderedSumSteps<F> s;
-      const int e = in ? ordered_sum_effect(r, info[i], steps + static_cast<std::size_t>(i) * kWindow, &s)
-                       : static_cast<int>(kOrderedSumSkip);
+      const int e = in ? ordered_sum_effect(r, entry[i], &s) : static_cast<int>(kOrderedSumSkip);
       OrderedSumSteps<F> pre = s;
 #pragma unroll
       for (int dist = 1; dist < kWarp; dist <<= 1) {
@@ -154,8 +207,7 @@ __global__ void __launch_bounds__(kWarp)
   tree.leaf = kLeaf;
   for (int level = 0; level < tg.levels; ++level) {
     tree.count[level] = tg.count[level];
-    tree.info[level] = f.info + tg.node_begin[level];
-    tree.steps[level] = f.steps + static_cast<std::size_t>(tg.node_begin[level]) * OrderedSumFormat<F>::kWindow;
+    tree.entry[level] = f.entries + tg.node_begin[level];
   }
   tree.terms = f.terms + static_cast<std::size_t>(tg.node_begin[0]) * kLeaf;
   OrderedSumWarpScan<F, kLeaf> scan{static_cast<int>(threadIdx.x)};
@@ -163,31 +215,26 @@ __global__ void __launch_bounds__(kWarp)
   if (threadIdx.x == 0) ret[blockIdx.x] = r;
 }
 
-// Steps 2 and 3 on `stream`, once every leaf's info and steps are stored:
-// the node levels, then ret[i] = the bits of tree i's sum (trees without
-// leaves are left alone).
-template <typename F, int kLeaf, int kTrees>
-cudaError_t ordered_sum_reduce(const OrderedSumForest<F, kLeaf, kTrees>& f, typename OrderedSumFormat<F>::Uint* ret,
-                               cudaStream_t stream) {
-  for (int level = 1; level < f.levels; ++level) {
-    const int threads = f.level_total[level] * OrderedSumFormat<F>::kWindow;
-    ordered_sum_node_kernel<<<static_cast<unsigned>((threads + kOrderedSumNodeThreads - 1) / kOrderedSumNodeThreads),
-                              kOrderedSumNodeThreads, 0, stream>>>(f, level);
-  }
-  ordered_sum_walk_kernel<<<kTrees, kWarp, 0, stream>>>(f, ret);
-  return cudaGetLastError();
-}
-
-// The whole reduction of terms already in f.terms (every tree's leaves in
-// order, the last leaf of each padded with +0).
+// The whole reduction on `stream` of terms already in f.terms (every tree's
+// leaves in order, the last leaf of each padded with +0): ret[i] = the bits
+// of tree i's sum (trees without leaves are left alone).
 template <typename F, int kLeaf, int kTrees>
 cudaError_t ordered_sum_enqueue_terms(const OrderedSumForest<F, kLeaf, kTrees>& f,
                                       typename OrderedSumFormat<F>::Uint* ret, cudaStream_t stream) {
   if (f.leaves == 0) return cudaSuccess;
-  ordered_sum_leaf_kernel<<<static_cast<unsigned>((f.leaves + kOrderedSumLeafThreads - 1) / kOrderedSumLeafThreads),
-                            kOrderedSumLeafThreads, 0, stream>>>(f);
-  const cudaError_t e = cudaGetLastError();
-  return e != cudaSuccess ? e : ordered_sum_reduce(f, ret, stream);
+  const auto blocks = [](int n) { return static_cast<unsigned>((n + kOrderedSumThreads - 1) / kOrderedSumThreads); };
+  const auto leaf_blocks = static_cast<unsigned>((f.leaves + kWarp - 1) / kWarp);
+  ordered_sum_leaf_total_kernel<<<leaf_blocks, kWarp, 0, stream>>>(f);
+  for (int level = 1; level < f.levels; ++level)
+    ordered_sum_node_total_kernel<<<blocks(f.level_total[level]), kOrderedSumThreads, 0, stream>>>(f, level);
+  ordered_sum_top_prefix_kernel<<<1, kTrees, 0, stream>>>(f);
+  for (int level = f.levels - 1; level >= 1; --level)
+    ordered_sum_prefix_kernel<<<blocks(f.level_total[level]), kOrderedSumThreads, 0, stream>>>(f, level);
+  ordered_sum_leaf_steps_kernel<<<leaf_blocks, kWarp, 0, stream>>>(f);
+  for (int level = 1; level < f.levels; ++level)
+    ordered_sum_node_steps_kernel<<<blocks(f.level_total[level]), kOrderedSumThreads, 0, stream>>>(f, level);
+  ordered_sum_walk_kernel<<<kTrees, kWarp, 0, stream>>>(f, ret);
+  return cudaGetLastError();
 }
 
 }  // namespace twinmaf::cuda

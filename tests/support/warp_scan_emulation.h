@@ -24,9 +24,7 @@ struct EmulatedWarpScan {
         const int i = c + lane;
         e[lane] = kOrderedSumSkip;
         pre[lane] = {};
-        if (i < end)
-          e[lane] = ordered_sum_effect(r, t.info[level][i],
-                                       t.steps[level] + size_t(i) * OrderedSumFormat<F>::kWindow, &pre[lane]);
+        if (i < end) e[lane] = ordered_sum_effect(r, t.entry[level][i], &pre[lane]);
       }
       for (int dist = 1; dist < kLanes; dist <<= 1) {
         OrderedSumSteps<F> next[kLanes];

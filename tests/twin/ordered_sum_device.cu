@@ -24,22 +24,19 @@ std::string run(const std::vector<std::vector<F>>& seqs, std::vector<typename Or
     at += size_t(leaves[i]) * kLeaf;
   }
   bits.assign(kTrees, 0);
-  void *d_terms = nullptr, *d_info = nullptr, *d_steps = nullptr, *d_ret = nullptr;
+  void *d_terms = nullptr, *d_entries = nullptr, *d_ret = nullptr;
   cudaError_t e = cudaMalloc(&d_terms, terms.size() * sizeof(F) + 1);
-  if (e == cudaSuccess) e = cudaMalloc(&d_info, size_t(entries) * sizeof(uint32_t) + 1);
-  if (e == cudaSuccess)
-    e = cudaMalloc(&d_steps, size_t(entries) * OrderedSumFormat<F>::kWindow * sizeof(OrderedSumSteps<F>) + 1);
+  if (e == cudaSuccess) e = cudaMalloc(&d_entries, size_t(entries) * sizeof(OrderedSumEntry<F>) + 1);
   if (e == cudaSuccess) e = cudaMalloc(&d_ret, kTrees * sizeof(Uint));
   if (e == cudaSuccess) e = cudaMemcpy(d_terms, terms.data(), terms.size() * sizeof(F), cudaMemcpyHostToDevice);
   if (e == cudaSuccess) e = cudaMemset(d_ret, 0, kTrees * sizeof(Uint));
   if (e == cudaSuccess) {
     f.terms = static_cast<F*>(d_terms);
-    f.info = static_cast<uint32_t*>(d_info);
-    f.steps = static_cast<OrderedSumSteps<F>*>(d_steps);
+    f.entries = static_cast<OrderedSumEntry<F>*>(d_entries);
     e = cuda::ordered_sum_enqueue_terms(f, static_cast<Uint*>(d_ret), nullptr);
   }
   if (e == cudaSuccess) e = cudaMemcpy(bits.data(), d_ret, kTrees * sizeof(Uint), cudaMemcpyDeviceToHost);
-  for (void* p : {d_terms, d_info, d_steps, d_ret}) cudaFree(p);
+  for (void* p : {d_terms, d_entries, d_ret}) cudaFree(p);
   return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
 }
 

@@ -137,14 +137,11 @@ void device_sums(const std::vector<float>* seqs[3], float out[3]) {
   }
   ASSERT_EQ(terms.size(), size_t(l.sums.leaves) * 64);
   auto t = gpu::DeviceBuffer::create(terms.size() * 4 + 4);
-  auto i = gpu::DeviceBuffer::create(size_t(entries) * 4 + 4);
-  auto s =
-      gpu::DeviceBuffer::create(size_t(entries) * OrderedSumFormat<float>::kWindow * sizeof(OrderedSumSteps<float>) + 8);
+  auto e = gpu::DeviceBuffer::create(size_t(entries) * sizeof(OrderedSumEntry<float>) + 8);
   auto r = gpu::DeviceBuffer::create(16);
-  ASSERT_TRUE(t.ok() && i.ok() && s.ok() && r.ok());
+  ASSERT_TRUE(t.ok() && e.ok() && r.ok());
   l.sums.terms = reinterpret_cast<float*>(t->get());
-  l.sums.info = reinterpret_cast<uint32_t*>(i->get());
-  l.sums.steps = reinterpret_cast<OrderedSumSteps<float>*>(s->get());
+  l.sums.entries = reinterpret_cast<OrderedSumEntry<float>*>(e->get());
   ASSERT_EQ(cudaSuccess, cudaMemcpy(l.sums.terms, terms.data(), terms.size() * 4, cudaMemcpyHostToDevice));
   ASSERT_EQ(cudaSuccess, cudaMemset(r->get(), 0, 16));
   ASSERT_EQ(cudaSuccess, cuda::psnr_hvs_sum_terms(l, reinterpret_cast<uint32_t*>(r->get()), nullptr));

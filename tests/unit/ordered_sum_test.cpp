@@ -220,7 +220,7 @@ TYPED_TEST(OrderedSumTree, OpaqueTermsAreEnteredAndAddedInOrder) {
         ordered_sum_build_tree(v, leaf, t);
         size_t c = at / static_cast<size_t>(leaf);
         for (int level = 0; level < t.tree.levels; ++level, c /= kOrderedSumFanout)
-          EXPECT_TRUE(t.tree.info[level][c] & Fmt<F>::kOpaque) << what << " level " << level;
+          EXPECT_TRUE(t.tree.entry[level][c].info & Fmt<F>::kOpaque) << what << " level " << level;
         EXPECT_EQ(ordered_sum_term_info(special), Fmt<F>::kOpaque) << what;
         expect_tree_sum(v, leaf, what);
         ++checked;
@@ -278,31 +278,97 @@ TYPED_TEST(OrderedSumTree, ThenIsAssociativeAndSaturates) {
 
 TYPED_TEST(OrderedSumTree, LeafStepsAreThePlainAdditionsInEveryBinade) {
   using F = TypeParam;
+  using Uint = typename Fmt<F>::Uint;
   // For a leaf with largest exponent field b and each binade B = b + 1 + j of
-  // the window, start r at the lowest even and odd mantissas of B: where the
-  // plain additions stay in B, they add exactly steps[j] ulps.
+  // the window, a prediction inside B keeps the pairs of B and B + 1; start r
+  // at the lowest even and odd mantissas of each: where the plain additions
+  // stay in that binade, they add exactly the kept pair's ulps.
   constexpr int kWindow = Fmt<F>::kWindow;
+  constexpr int kBias = static_cast<int>(Fmt<F>::kMaxField / 2);
   int compared = 0;
   for (int kind : {0, 1, 2, 6, 11})
     for (int leaf : kLeafSizes) {
       const std::vector<F> v = test::float_sequence<F>(kind, static_cast<size_t>(leaf), uint64_t(kind * 100 + leaf));
-      OrderedSumSteps<F> steps[kWindow];
-      const uint32_t info = ordered_sum_leaf_steps(v.data(), leaf, steps);
-      ASSERT_FALSE(info & Fmt<F>::kOpaque);
-      if (info == 0) continue;
-      for (int j = 0; j < kWindow; ++j)
-        for (int odd = 0; odd < 2; ++odd) {
-          const auto field = static_cast<typename Fmt<F>::Uint>(info + 1 + static_cast<uint32_t>(j));
-          if (field >= Fmt<F>::kMaxField) continue;
-          const typename Fmt<F>::Uint r = (field << Fmt<F>::kFracBits) | static_cast<typename Fmt<F>::Uint>(odd);
-          const typename Fmt<F>::Uint sum = ordered_sum_leaf_add(r, v.data(), leaf);  // r + t_0 + ... as floats
-          if ((sum >> Fmt<F>::kFracBits) != field) continue;  // left the binade: the walk enters such a leaf
-          EXPECT_EQ(sum - r, odd ? steps[j].odd : steps[j].even)
-              << "kind " << kind << " leaf " << leaf << " j " << j << " odd " << odd;
-          ++compared;
-        }
+      OrderedSumEntry<F> e;
+      ordered_sum_leaf_total(v.data(), leaf, e);
+      ASSERT_FALSE(e.info & Fmt<F>::kOpaque);
+      if (e.info == 0) continue;
+      for (int j = 0; j < kWindow; ++j) {
+        const int field = static_cast<int>(e.info) + 1 + j;
+        if (field + 1 >= static_cast<int>(Fmt<F>::kMaxField)) continue;
+        e.sum = std::ldexp(1.5, field - kBias);  // in binade `field`, also at (1 - kSlack)
+        ordered_sum_leaf_steps(v.data(), leaf, e);
+        ASSERT_EQ(e.base, static_cast<uint32_t>(field));
+        for (int k = 0; k < kOrderedSumKept; ++k)
+          for (int odd = 0; odd < 2; ++odd) {
+            const auto f = static_cast<Uint>(field + k);
+            const Uint r = (f << Fmt<F>::kFracBits) | static_cast<Uint>(odd);
+            const Uint sum = ordered_sum_leaf_add(r, v.data(), leaf);  // r + t_0 + ... as floats
+            if ((sum >> Fmt<F>::kFracBits) != f) continue;  // left the binade: the walk enters such a leaf
+            if (j + k >= kWindow) continue;                  // every term below u/2: skipped, pair unused
+            EXPECT_EQ(sum - r, odd ? e.steps[k].odd : e.steps[k].even)
+                << "kind " << kind << " leaf " << leaf << " j " << j << " k " << k << " odd " << odd;
+            ++compared;
+          }
+      }
     }
   EXPECT_GT(compared, 100);
+}
+
+TYPED_TEST(OrderedSumTree, WrongPredictionsOnlyCostTime) {
+  using F = TypeParam;
+  // Predictions scaled away from the earlier terms' sum (none kept binade
+  // right, one binade off, barely off, zero, negative, inf, NaN): the walk
+  // enters what it cannot add and the sum is still the plain loop's.
+  const double skews[] = {0.5, 2.0, 1.0 + 0x1p-12, 1.0 - 0x1p-12, 0.0, -1.0, HUGE_VAL, std::nan("")};
+  size_t cases = 0;
+  for (double skew : skews)
+    for (int leaf : {1, 7, 64})
+      for (int kind = 0; kind < test::kFloatSequenceKinds; ++kind) {
+        const std::vector<F> v = test::float_sequence<F>(kind, 3000, uint64_t(kind) * 77 + 5);
+        const std::string what = "skew " + std::to_string(skew) + " leaf " + std::to_string(leaf) + " kind " +
+                                 std::to_string(kind);
+        OrderedSumHostTree<F> t;
+        ordered_sum_build_tree(v, leaf, t, skew);
+        OrderedSumSequentialScan<F> scan;
+        const F naive = ordered_sum_naive(v);
+        expect_same_bits(naive, Fmt<F>::value(ordered_sum_walk(t.tree, scan)), what);
+        expect_same_bits(naive, test::emulated_warp_sum(t.tree), what + " (warp)");
+        ++cases;
+      }
+  EXPECT_EQ(cases, std::size(skews) * 3 * size_t(test::kFloatSequenceKinds));
+}
+
+// Counts the leaves the walk enters (summed as floats).
+template <typename F>
+struct CountingScan : OrderedSumSequentialScan<F> {
+  int* entered;
+  void leaf(const twinmaf::OrderedSumTree<F>& t, int c, typename OrderedSumFormat<F>::Uint& r) const {
+    ++*entered;
+    OrderedSumSequentialScan<F>::leaf(t, c, r);
+  }
+};
+
+TYPED_TEST(OrderedSumTree, PredictionsHoldForNonNegativeTerms) {
+  using F = TypeParam;
+  // 2^17 terms in [0, 1): r climbs about 17 binades; with the predictions the
+  // walk enters about one leaf per crossing (and the first), not one per
+  // leaf; a prediction made wrong (2x) enters nearly every leaf.
+  SplitMix64 s(99);
+  std::vector<F> v(size_t(1) << 17);
+  for (F& x : v) x = test::uniform01<F>(s);
+  for (double skew : {1.0, 2.0}) {
+    OrderedSumHostTree<F> t;
+    ordered_sum_build_tree(v, 64, t, skew);
+    int entered = 0;
+    CountingScan<F> scan;
+    scan.entered = &entered;
+    expect_same_bits(ordered_sum_naive(v), Fmt<F>::value(ordered_sum_walk(t.tree, scan)), "uniform");
+    if (skew == 1.0)
+      EXPECT_LE(entered, 2 * 20) << "leaves entered";
+    else
+      EXPECT_GE(entered, t.tree.count[0] / 2) << "leaves entered";
+  }
 }
 
 }  // namespace

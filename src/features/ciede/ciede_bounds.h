@@ -12,6 +12,15 @@
 //     ulps apart at most; kLibmUlps leaves a factor 2.5 beyond that. Where the
 //     C standard fixes the value (sin(+-0), exp(+-0), atan2(+-0, x > 0)) the
 //     interval is that value;
+//   - pow(t, 1/3) for t in [2^-7, 2^7] (every t lab_f raises): the device's
+//     cbrt(t) +- kLibmUlps ulps. The exponent is the double nearest 1/3,
+//     1/3 - e with e = 2^-54 / 3, so the exact pow(t, 1/3 - e) is
+//     cbrt(t) t^-e, within e |ln t| < 0.82 2^-53 relative of cbrt(t): less
+//     than 0.9 ulp; with CUDA's cbrt (1 ulp) and glibc's pow (1 ulp) 3 ulps
+//     apart at most. Outside that range pow itself (above);
+//   - pow(c, 7) for a float c in [2^-16, 2^16]: the exact c^7 in double-double
+//     (as for powf, below), rounded, +- kLibmUlps ulps (glibc's pow is within
+//     1 ulp of it);
 //   - powf(c, 7) (float): the exact c^7 is computed in double-double (error
 //     below 2^-100 relative); glibc's powf returns its nearest float except
 //     where c^7 lies within kPowfTie float ulps of a tie between two floats,
@@ -48,6 +57,8 @@ struct IvD {
   TWINMAF_HD IvD(double x) : lo(x), hi(x) {}  // NOLINT: a known double
   TWINMAF_HD IvD(double l, double h) : lo(l), hi(h) {}
   TWINMAF_HD explicit IvD(const IvF& f);
+  // One double, bit for bit.
+  TWINMAF_HD bool point() const { return double_bits(lo) == double_bits(hi); }
 };
 
 struct IvF {
@@ -89,6 +100,7 @@ TWINMAF_HD void iv_corners(T c0, T c1, T c2, T c3, T& lo, T& hi) {
   TWINMAF_HD Iv operator-(const Iv& a, const Iv& b) { return {a.lo - b.hi, a.hi - b.lo}; }     \
   TWINMAF_HD Iv operator-(const Iv& a) { return {-a.hi, -a.lo}; }                              \
   TWINMAF_HD Iv operator*(const Iv& a, const Iv& b) {                                          \
+    if (a.point() && b.point()) return Iv(a.lo * b.lo); /* the four corners' one value */      \
     Iv r(S(0));                                                                                \
     iv_corners(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi, r.lo, r.hi);                \
     return r;                                                                                  \
@@ -96,6 +108,7 @@ TWINMAF_HD void iv_corners(T c0, T c1, T c2, T c3, T& lo, T& hi) {
   TWINMAF_HD Iv operator/(const Iv& a, const Iv& b) {                                          \
     Iv r(S(0));                                                                                \
     if (b.lo <= S(0) && b.hi >= S(0)) return {-INFINITY, INFINITY}; /* 0 in the divisor */     \
+    if (a.point() && b.point()) return Iv(a.lo / b.lo);                                        \
     iv_corners(a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi, r.lo, r.hi);                \
     return r;                                                                                  \
   }                                                                                            \
@@ -142,6 +155,15 @@ TWINMAF_HD Dd dd_mul(Dd x, double y) {
   return fast_two_sum(p.hi, p.lo + x.lo * y);
 }
 
+// c^7 = hi + lo to 2^-100 relative, for a float c in [2^-16, 2^16] (no
+// product leaves the normal range; hi is c^7 rounded to within 1 ulp).
+TWINMAF_HD Dd pow7_dd(float c) {
+  const double x = c;
+  const double x2 = x * x;  // exact: 48 bits
+  const Dd x4 = two_prod(x2, x2);
+  return dd_mul(dd_mul(x4, x2), x);
+}
+
 // The floats glibc's powf(c, 7.0f) may return for a float c >= 0 (above).
 TWINMAF_HD IvF powf7_bounds(float c) {
   if (c == 0.0f) return IvF(0.0f);
@@ -151,9 +173,7 @@ TWINMAF_HD IvF powf7_bounds(float c) {
     const float f = hd::to_float(p);
     return {bits_float(float_bits(f) - (f > 0.0f)), bits_float(float_bits(f) + (f < INFINITY))};
   }
-  const double x2 = x * x;  // exact: 48 bits
-  const Dd x4 = two_prod(x2, x2);
-  const Dd x7 = dd_mul(dd_mul(x4, x2), x);  // c^7 = x7.hi + x7.lo, to 2^-100
+  const Dd x7 = pow7_dd(c);
   const float f = hd::to_float(x7.hi);
   const double fd = f;
   if (fd == x7.hi && x7.lo == 0) return IvF(f);  // c^7 is a float
@@ -189,8 +209,16 @@ struct CiedeBounds {
     return {widen(lo, kLibmUlps).lo, widen(x.hi == x.lo ? lo : pow(x.hi, y), kLibmUlps).hi};
   }
   TWINMAF_HD IvD pow_24(const IvD& x) { return pow_up(x, 2.4); }
-  TWINMAF_HD IvD pow_third(const IvD& t) { return pow_up(t, 1.0 / 3.0); }
-  TWINMAF_HD IvD pow7(const IvF& c) { return pow_up(IvD(c), 7.0); }
+  TWINMAF_HD IvD pow_third(const IvD& t) {
+    if (!(t.lo >= 0x1p-7 && t.hi <= 0x1p7)) return pow_up(t, 1.0 / 3.0);
+    const double lo = ::cbrt(t.lo);
+    return {widen(lo, kLibmUlps).lo, widen(t.hi == t.lo ? lo : ::cbrt(t.hi), kLibmUlps).hi};
+  }
+  TWINMAF_HD IvD pow7(const IvF& c) {
+    if (!(c.lo >= 0x1p-16f && c.hi <= 0x1p16f)) return pow_up(IvD(c), 7.0);
+    const double lo = pow7_dd(c.lo).hi;
+    return {widen(lo, kLibmUlps).lo, widen(c.point() ? lo : pow7_dd(c.hi).hi, kLibmUlps).hi};
+  }
   TWINMAF_HD IvF powf7(const IvF& c) {
     const IvF lo = powf7_bounds(c.lo);
     return c.point() ? lo : IvF(lo.lo, powf7_bounds(c.hi).hi);

@@ -59,12 +59,14 @@ void resolve_range(const HostSide& s, unsigned begin, unsigned end) {
   }
 }
 
-// The host function of a frame: its entries, on the machine's cores when
-// there are many (it runs on a driver thread, outside the run's workers).
+// The host function of a frame: its entries, in chunks on the machine's cores
+// (it runs on a driver thread, outside the run's workers, and the driver runs
+// the host functions of every stream one after another: a frame's few
+// thousand entries on one core would bound the whole pipeline's frame rate).
 void CUDART_CB resolve(void* user) {
   const auto* s = static_cast<const HostSide*>(user);
   const unsigned n = *s->count;
-  constexpr unsigned kChunk = 16384;
+  constexpr unsigned kChunk = 256;
   if (n <= kChunk) {
     resolve_range(*s, 0, n);
     return;
@@ -141,14 +143,11 @@ Result<std::unique_ptr<Twin>> make_ciede_twin(const Extractor&, const VideoForma
   const std::size_t pixels = static_cast<std::size_t>(fmt.w) * static_cast<std::size_t>(fmt.h);
   gpu::ScratchLayout layout;
   const std::size_t at_terms = layout.add(std::size_t(l.sums.leaves) * cuda::kCiedeLeaf * sizeof(double));
-  const std::size_t at_info = layout.add(std::size_t(entries) * sizeof(uint32_t));
-  const std::size_t at_steps =
-      layout.add(std::size_t(entries) * OrderedSumFormat<double>::kWindow * sizeof(OrderedSumSteps<double>));
+  const std::size_t at_entries = layout.add(std::size_t(entries) * sizeof(OrderedSumEntry<double>));
   const std::size_t at_count = layout.add(sizeof(unsigned));
   TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer scratch, gpu::DeviceBuffer::create(layout.size()));
   l.sums.terms = gpu::ScratchLayout::at<double>(scratch, at_terms);
-  l.sums.info = gpu::ScratchLayout::at<uint32_t>(scratch, at_info);
-  l.sums.steps = gpu::ScratchLayout::at<OrderedSumSteps<double>>(scratch, at_steps);
+  l.sums.entries = gpu::ScratchLayout::at<OrderedSumEntry<double>>(scratch, at_entries);
   l.count = gpu::ScratchLayout::at<unsigned>(scratch, at_count);
   // The last leaf's padding stays +0 (the kernel writes the w h terms only).
   TWINMAF_CUDA_TRY(cudaMemset(l.sums.terms, 0, std::size_t(l.sums.leaves) * cuda::kCiedeLeaf * sizeof(double)));

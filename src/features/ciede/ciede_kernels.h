@@ -39,7 +39,7 @@ struct CiedeLaunch {
 };
 
 // Fills the tree geometry of l.sums for w h terms; returns its entries (the
-// sizes of sums.info and, in kWindow pairs, of sums.steps).
+// size of sums.entries).
 inline int ciede_layout(CiedeLaunch& l) {
   const int leaves[1] = {static_cast<int>((static_cast<int64_t>(l.w) * l.h + kCiedeLeaf - 1) / kCiedeLeaf)};
   return ordered_sum_forest_layout(l.sums, leaves);

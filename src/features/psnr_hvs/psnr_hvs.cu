@@ -1,10 +1,7 @@
 // psnr_hvs CUDA kernels: libvmaf's per-plane running float sum ret, exactly.
 // One thread per 8x8 block runs the shared scalar block kernel (the CPU's
 // operations in the CPU's order; --fmad=false, IEEE division and sqrt),
-// stores its 64 terms in order, then the leaf's info and increment pairs from
-// those terms (ordered_sum_store_leaf). One kernel: a separate steps kernel at
-// higher occupancy measured slower on the H200 (0.50 vs 0.43 ms per 4K 4:2:0
-// frame, all stages). The node levels and the walks are
+// stores its 64 terms in order (one leaf); their ordered sums are
 // gpu/ordered_sum.cuh's, one tree per plane.
 #include "features/psnr_hvs/psnr_hvs_kernels.h"
 #include "gpu/ordered_sum.cuh"
@@ -44,8 +41,6 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_kernel(PsnrHvsLaunch l) {
   float4* out4 = reinterpret_cast<float4*>(out);
 #pragma unroll
   for (int k = 0; k < 16; ++k) out4[k] = make_float4(t[4 * k], t[4 * k + 1], t[4 * k + 2], t[4 * k + 3]);
-  // The leaf's steps from the stored terms (this thread's own writes).
-  ordered_sum_store_leaf(l.sums, g, out);
 }
 
 }  // namespace
@@ -64,7 +59,7 @@ cudaError_t psnr_hvs_enqueue(const PsnrHvsLaunch& l, uint32_t* ret, cudaStream_t
   else
     leaf_kernel<uint8_t><<<grid, kLeafThreads, 0, stream>>>(l);
   const cudaError_t e = cudaGetLastError();
-  return e != cudaSuccess ? e : ordered_sum_reduce(l.sums, ret, stream);
+  return e != cudaSuccess ? e : ordered_sum_enqueue_terms(l.sums, ret, stream);
 }
 
 cudaError_t psnr_hvs_sum_terms(const PsnrHvsLaunch& l, uint32_t* ret, cudaStream_t stream) {

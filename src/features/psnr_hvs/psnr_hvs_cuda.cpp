@@ -23,11 +23,10 @@ struct DeviceTerms {
 class PsnrHvsTwin final : public Twin {
  public:
   PsnrHvsTwin(const VideoFormat& fmt, const cuda::PsnrHvsLaunch& launch, gpu::DeviceBuffer terms,
-              gpu::DeviceBuffer info, gpu::DeviceBuffer steps)
-      : fmt_(fmt), launch_(launch), terms_(std::move(terms)), info_(std::move(info)), steps_(std::move(steps)) {
+              gpu::DeviceBuffer entries)
+      : fmt_(fmt), launch_(launch), terms_(std::move(terms)), entries_(std::move(entries)) {
     launch_.sums.terms = reinterpret_cast<float*>(terms_.get());
-    launch_.sums.info = reinterpret_cast<uint32_t*>(info_.get());
-    launch_.sums.steps = reinterpret_cast<OrderedSumSteps<float>*>(steps_.get());
+    launch_.sums.entries = reinterpret_cast<OrderedSumEntry<float>*>(entries_.get());
   }
   std::size_t terms_bytes() const override { return sizeof(DeviceTerms); }
   std::string name() const override { return fmt_.bpc > 8 ? "psnr_hvs_16bpc_cuda" : "psnr_hvs_8bpc_cuda"; }
@@ -61,7 +60,7 @@ class PsnrHvsTwin final : public Twin {
  private:
   VideoFormat fmt_;
   cuda::PsnrHvsLaunch launch_;
-  gpu::DeviceBuffer terms_, info_, steps_;
+  gpu::DeviceBuffer terms_, entries_;
 };
 
 }  // namespace
@@ -82,14 +81,10 @@ Result<std::unique_ptr<Twin>> make_psnr_hvs_twin(const Extractor&, const VideoFo
   TWINMAF_ASSIGN_OR_RETURN(
       gpu::DeviceBuffer terms,
       gpu::DeviceBuffer::create(bytes(std::size_t(l.sums.leaves) * kPsnrHvsTerms * sizeof(float))));
-  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer info,
-                           gpu::DeviceBuffer::create(bytes(std::size_t(entries) * sizeof(uint32_t))));
   TWINMAF_ASSIGN_OR_RETURN(
-      gpu::DeviceBuffer steps,
-      gpu::DeviceBuffer::create(
-          bytes(std::size_t(entries) * OrderedSumFormat<float>::kWindow * sizeof(OrderedSumSteps<float>))));
-  return std::unique_ptr<Twin>(
-      std::make_unique<PsnrHvsTwin>(fmt, l, std::move(terms), std::move(info), std::move(steps)));
+      gpu::DeviceBuffer entry_buf,
+      gpu::DeviceBuffer::create(bytes(std::size_t(entries) * sizeof(OrderedSumEntry<float>))));
+  return std::unique_ptr<Twin>(std::make_unique<PsnrHvsTwin>(fmt, l, std::move(terms), std::move(entry_buf)));
 }
 
 }  // namespace twinmaf

@@ -30,8 +30,7 @@ struct PsnrHvsLaunch {
 };
 
 // Fills the trees' geometry of l from each plane's nbx/nby; returns the
-// number of entries (the sizes of sums.info and of sums.steps in kWindow
-// pairs).
+// number of entries (sums.entries' size).
 inline int psnr_hvs_layout(PsnrHvsLaunch& l) {
   int leaves[3];
   for (int p = 0; p < 3; ++p) leaves[p] = l.plane[p].nbx * l.plane[p].nby;
@@ -41,9 +40,9 @@ inline int psnr_hvs_layout(PsnrHvsLaunch& l) {
 // Uploads the CSF and mask tables (PsnrHvsTables) to the device.
 cudaError_t psnr_hvs_set_tables(const float csf[3][64], const float mask[3][64]);
 
-// The frame's kernels on `stream`: block terms and leaf steps, the node levels,
-// then one warp per plane walks its tree and writes ret (float bits) to
-// ret[plane]. Planes without blocks are left alone.
+// The frame's kernels on `stream`: block terms, then their ordered sums
+// (gpu/ordered_sum.cuh; ret[plane] = float bits). Planes without blocks are
+// left alone.
 cudaError_t psnr_hvs_enqueue(const PsnrHvsLaunch& launch, uint32_t* ret, cudaStream_t stream);
 
 // The reduction alone, on terms already in launch.sums.terms (every plane's

@@ -118,9 +118,7 @@ Result<std::unique_ptr<Twin>> make_ssim_twin(const Extractor& configured, const 
   const std::size_t kernel_at = layout.add(std::max<std::size_t>(1, kernel.size()) * sizeof(float));
   const int entries = cuda::ssim_layout(l);
   const std::size_t terms_at = layout.add(static_cast<std::size_t>(l.sums.leaves) * cuda::kSsimLeaf * sizeof(double));
-  const std::size_t info_at = layout.add(static_cast<std::size_t>(entries) * sizeof(uint32_t));
-  const std::size_t steps_at =
-      layout.add(static_cast<std::size_t>(entries) * OrderedSumFormat<double>::kWindow * sizeof(OrderedSumSteps<double>));
+  const std::size_t entries_at = layout.add(static_cast<std::size_t>(entries) * sizeof(OrderedSumEntry<double>));
   TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer buf, gpu::DeviceBuffer::create(layout.size()));
   for (int i = 0; i < l.levels; ++i) {
     cuda::SsimLevel& v = l.level[i];
@@ -134,8 +132,7 @@ Result<std::unique_ptr<Twin>> make_ssim_twin(const Extractor& configured, const 
     l.kernel = gpu::ScratchLayout::at<const float>(buf, kernel_at);
   }
   l.sums.terms = gpu::ScratchLayout::at<double>(buf, terms_at);
-  l.sums.info = gpu::ScratchLayout::at<uint32_t>(buf, info_at);
-  l.sums.steps = gpu::ScratchLayout::at<OrderedSumSteps<double>>(buf, steps_at);
+  l.sums.entries = gpu::ScratchLayout::at<OrderedSumEntry<double>>(buf, entries_at);
   // The last leaf of each tree is padded with +0: the pixel kernel never
   // writes there.
   TWINMAF_CUDA_TRY(cudaMemset(l.sums.terms, 0, static_cast<std::size_t>(l.sums.leaves) * cuda::kSsimLeaf * sizeof(double)));

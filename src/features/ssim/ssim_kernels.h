@@ -48,7 +48,7 @@ struct SsimLaunch {
 };
 
 // Fills the trees' geometry from the SSIM levels' valid areas; returns the
-// number of entries (sums.info's size, sums.steps' in kWindow pairs).
+// number of entries (sums.entries' size).
 inline int ssim_layout(SsimLaunch& l) {
   int leaves[kSsimSums * kMsSsimScales] = {};
   for (int i = 0; l.first_ssim + i < l.levels; ++i) {
