@@ -32,6 +32,12 @@ __device__ void triple(const CiedeLaunch& l, const uint8_t* const* planes, int i
   }
 }
 
+// Out of line: one body for both colours (see TWINMAF_CIEDE_OUTLINE).
+__device__ __noinline__ ciede::Lab<ciede::CiedeBounds> lab_bounds(ciede::CiedeBounds& m, const uint16_t t[3],
+                                                                  const ciede::Levels& levels) {
+  return ciede::lab(m, t[0], t[1], t[2], levels);
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pixel_kernel(CiedeLaunch l) {
   const int j = static_cast<int>(blockIdx.x * kThreads + threadIdx.x), i = static_cast<int>(blockIdx.y);
@@ -43,8 +49,8 @@ __global__ void __launch_bounds__(kThreads) pixel_kernel(CiedeLaunch l) {
   double term = 0;  // equal triples: +0
   if (r[0] != d[0] || r[1] != d[1] || r[2] != d[2]) {
     ciede::CiedeBounds m;
-    const ciede::Lab<ciede::CiedeBounds> a = ciede::lab(m, r[0], r[1], r[2], l.levels);
-    const ciede::Lab<ciede::CiedeBounds> b = ciede::lab(m, d[0], d[1], d[2], l.levels);
+    const ciede::Lab<ciede::CiedeBounds> a = lab_bounds(m, r, l.levels);
+    const ciede::Lab<ciede::CiedeBounds> b = lab_bounds(m, d, l.levels);
     const ciede::IvF e = ciede::de00(m, a, b);
     if (!m.unsure && e.point()) {
       term = e.lo;
