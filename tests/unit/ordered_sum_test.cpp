@@ -1,8 +1,9 @@
 // base/ordered_sum.h: the fast host sum (float) and the host models of the
 // device tree (sequential walk, emulated warp scanner; float and double,
 // leaves of 1, 7, 64 and 100 terms) against the plain running sum
-// r = +0; r += t, plus the leaf increments against plain additions and the
-// algebra of their composition. Sums are compared as bit patterns; a NaN need
+// r = +0; r += t (also with the kept binades chosen from predictions made
+// wrong on purpose), plus the leaf increments against plain additions, the
+// algebra of their composition and how few leaves the walk enters. Sums are compared as bit patterns; a NaN need
 // only be a NaN (which payload an addition of two NaNs keeps depends on the
 // operand order the compiler picks).
 #include "base/ordered_sum.h"

@@ -7,7 +7,7 @@
 // bit for bit.
 //
 // Per instance (one per pipeline bank; a bank's frames run in order): the
-// terms and the tree (about 200 MB device memory at 3840x2160), and w h
+// terms and the tree (about 73 MB of device memory at 3840x2160), and w h
 // entries of 16 bytes plus their results in mapped host memory, so that a
 // frame whose every pixel is left to the host still fits.
 #include <cuda_runtime_api.h>
