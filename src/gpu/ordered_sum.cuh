@@ -88,31 +88,38 @@ __device__ __forceinline__ const F* ordered_sum_stage_leaves(const OrderedSumFor
   return tile.terms + lane * OrderedSumLeafTile<F, kLeaf>::kRow;
 }
 
-template <typename F, int kLeaf, int kTrees>
-__global__ void __launch_bounds__(kWarp) ordered_sum_leaf_total_kernel(OrderedSumForest<F, kLeaf, kTrees> f) {
+// The per-entry passes of ordered_sum_enqueue_terms.
+enum class OrderedSumPass { kTotal, kPrefix, kSteps };
+
+// Pass kTotal or kSteps over every leaf.
+template <OrderedSumPass kPass, typename F, int kLeaf, int kTrees>
+__global__ void __launch_bounds__(kWarp) ordered_sum_leaf_kernel(OrderedSumForest<F, kLeaf, kTrees> f) {
   __shared__ OrderedSumLeafTile<F, kLeaf> tile;
   const int first = static_cast<int>(blockIdx.x) * kWarp, lane = static_cast<int>(threadIdx.x);
   const F* terms = ordered_sum_stage_leaves(f, tile, first, lane);
-  if (first + lane < f.leaves) ordered_sum_leaf_total(terms, kLeaf, f.entries[first + lane]);
+  if (first + lane >= f.leaves) return;
+  if constexpr (kPass == OrderedSumPass::kTotal)
+    ordered_sum_leaf_total(terms, kLeaf, f.entries[first + lane]);
+  else
+    ordered_sum_leaf_steps(terms, kLeaf, f.entries[first + lane]);
 }
 
-template <typename F, int kLeaf, int kTrees>
-__global__ void __launch_bounds__(kWarp) ordered_sum_leaf_steps_kernel(OrderedSumForest<F, kLeaf, kTrees> f) {
-  __shared__ OrderedSumLeafTile<F, kLeaf> tile;
-  const int first = static_cast<int>(blockIdx.x) * kWarp, lane = static_cast<int>(threadIdx.x);
-  const F* terms = ordered_sum_stage_leaves(f, tile, first, lane);
-  if (first + lane < f.leaves) ordered_sum_leaf_steps(terms, kLeaf, f.entries[first + lane]);
-}
-
-template <typename F, int kLeaf, int kTrees>
+// One pass over the nodes of `level` (kPrefix: their children's
+// predictions from theirs).
+template <OrderedSumPass kPass, typename F, int kLeaf, int kTrees>
 __global__ void __launch_bounds__(kOrderedSumThreads)
-    ordered_sum_node_total_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
+    ordered_sum_node_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
   const int g = static_cast<int>(blockIdx.x) * kOrderedSumThreads + static_cast<int>(threadIdx.x);
   if (g >= f.level_total[level]) return;
   OrderedSumEntry<F>* self;
   int n;
-  const OrderedSumEntry<F>* child = ordered_sum_children(f, level, g, &self, &n);
-  ordered_sum_node_total(child, n, *self);
+  OrderedSumEntry<F>* child = ordered_sum_children(f, level, g, &self, &n);
+  if constexpr (kPass == OrderedSumPass::kTotal)
+    ordered_sum_node_total(child, n, *self);
+  else if constexpr (kPass == OrderedSumPass::kPrefix)
+    ordered_sum_prefix(child, n, self->sum);
+  else
+    ordered_sum_node_steps(child, n, *self);
 }
 
 // Thread i: tree i's top level (launched with kTrees threads).
@@ -123,28 +130,6 @@ __global__ void ordered_sum_top_prefix_kernel(OrderedSumForest<F, kLeaf, kTrees>
   const OrderedSumTreeGeometry& tg = f.tree[i];
   if (tg.levels == 0) return;
   ordered_sum_prefix(f.entries + tg.node_begin[tg.levels - 1], tg.count[tg.levels - 1], 0.0);
-}
-
-template <typename F, int kLeaf, int kTrees>
-__global__ void __launch_bounds__(kOrderedSumThreads)
-    ordered_sum_prefix_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
-  const int g = static_cast<int>(blockIdx.x) * kOrderedSumThreads + static_cast<int>(threadIdx.x);
-  if (g >= f.level_total[level]) return;
-  OrderedSumEntry<F>* self;
-  int n;
-  OrderedSumEntry<F>* child = ordered_sum_children(f, level, g, &self, &n);
-  ordered_sum_prefix(child, n, self->sum);
-}
-
-template <typename F, int kLeaf, int kTrees>
-__global__ void __launch_bounds__(kOrderedSumThreads)
-    ordered_sum_node_steps_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
-  const int g = static_cast<int>(blockIdx.x) * kOrderedSumThreads + static_cast<int>(threadIdx.x);
-  if (g >= f.level_total[level]) return;
-  OrderedSumEntry<F>* self;
-  int n;
-  const OrderedSumEntry<F>* child = ordered_sum_children(f, level, g, &self, &n);
-  ordered_sum_node_steps(child, n, *self);
 }
 
 // ordered_sum_walk's scanner for one warp: the same decisions as
@@ -222,17 +207,18 @@ template <typename F, int kLeaf, int kTrees>
 cudaError_t ordered_sum_enqueue_terms(const OrderedSumForest<F, kLeaf, kTrees>& f,
                                       typename OrderedSumFormat<F>::Uint* ret, cudaStream_t stream) {
   if (f.leaves == 0) return cudaSuccess;
-  const auto blocks = [](int n) { return static_cast<unsigned>((n + kOrderedSumThreads - 1) / kOrderedSumThreads); };
-  const auto leaf_blocks = static_cast<unsigned>((f.leaves + kWarp - 1) / kWarp);
-  ordered_sum_leaf_total_kernel<<<leaf_blocks, kWarp, 0, stream>>>(f);
-  for (int level = 1; level < f.levels; ++level)
-    ordered_sum_node_total_kernel<<<blocks(f.level_total[level]), kOrderedSumThreads, 0, stream>>>(f, level);
+  constexpr auto kTotal = OrderedSumPass::kTotal, kPrefix = OrderedSumPass::kPrefix, kSteps = OrderedSumPass::kSteps;
+  const auto leaves = [&](auto kernel) { kernel<<<(f.leaves + kWarp - 1) / kWarp, kWarp, 0, stream>>>(f); };
+  const auto nodes = [&](auto kernel, int level) {
+    kernel<<<(f.level_total[level] + kOrderedSumThreads - 1) / kOrderedSumThreads, kOrderedSumThreads, 0, stream>>>(
+        f, level);
+  };
+  leaves(ordered_sum_leaf_kernel<kTotal, F, kLeaf, kTrees>);
+  for (int level = 1; level < f.levels; ++level) nodes(ordered_sum_node_kernel<kTotal, F, kLeaf, kTrees>, level);
   ordered_sum_top_prefix_kernel<<<1, kTrees, 0, stream>>>(f);
-  for (int level = f.levels - 1; level >= 1; --level)
-    ordered_sum_prefix_kernel<<<blocks(f.level_total[level]), kOrderedSumThreads, 0, stream>>>(f, level);
-  ordered_sum_leaf_steps_kernel<<<leaf_blocks, kWarp, 0, stream>>>(f);
-  for (int level = 1; level < f.levels; ++level)
-    ordered_sum_node_steps_kernel<<<blocks(f.level_total[level]), kOrderedSumThreads, 0, stream>>>(f, level);
+  for (int level = f.levels - 1; level >= 1; --level) nodes(ordered_sum_node_kernel<kPrefix, F, kLeaf, kTrees>, level);
+  leaves(ordered_sum_leaf_kernel<kSteps, F, kLeaf, kTrees>);
+  for (int level = 1; level < f.levels; ++level) nodes(ordered_sum_node_kernel<kSteps, F, kLeaf, kTrees>, level);
   ordered_sum_walk_kernel<<<kTrees, kWarp, 0, stream>>>(f, ret);
   return cudaGetLastError();
 }
