@@ -221,21 +221,25 @@ struct CiedeBounds {
     if (double_bits(x.lo) != double_bits(x.hi)) unsure = true;
     return x.lo;
   }
+  // An increasing function's bounds on [lo, hi]: the device's fn at both ends
+  // (once for a point), each widened by kLibmUlps.
+  template <class Fn>
+  static TWINMAF_HD IvD increasing(double lo, double hi, Fn fn) {
+    const double at_lo = fn(lo);
+    return {widen(at_lo, kLibmUlps).lo, widen(hi == lo ? at_lo : fn(hi), kLibmUlps).hi};
+  }
   // pow(x, y) for x in an interval, increasing in x > 0 (y > 0).
   static TWINMAF_HD IvD pow_up(const IvD& x, double y) {
-    const double lo = libm::pow(x.lo, y);
-    return {widen(lo, kLibmUlps).lo, widen(x.hi == x.lo ? lo : libm::pow(x.hi, y), kLibmUlps).hi};
+    return increasing(x.lo, x.hi, [y](double v) { return libm::pow(v, y); });
   }
   TWINMAF_HD IvD pow_24(const IvD& x) { return pow_up(x, 2.4); }
   TWINMAF_HD IvD pow_third(const IvD& t) {
     if (!(t.lo >= 0x1p-7 && t.hi <= 0x1p7)) return pow_up(t, 1.0 / 3.0);
-    const double lo = libm::cbrt(t.lo);
-    return {widen(lo, kLibmUlps).lo, widen(t.hi == t.lo ? lo : libm::cbrt(t.hi), kLibmUlps).hi};
+    return increasing(t.lo, t.hi, [](double v) { return libm::cbrt(v); });
   }
-  TWINMAF_HD IvD pow7(const IvF& c) {
+  TWINMAF_HD IvD pow7(const IvF& c) {  // c.lo, c.hi: floats, so pow7_dd's argument is exact
     if (!(c.lo >= 0x1p-16f && c.hi <= 0x1p16f)) return pow_up(IvD(c), 7.0);
-    const double lo = pow7_dd(c.lo).hi;
-    return {widen(lo, kLibmUlps).lo, widen(c.point() ? lo : pow7_dd(c.hi).hi, kLibmUlps).hi};
+    return increasing(c.lo, c.hi, [](double v) { return pow7_dd(static_cast<float>(v)).hi; });
   }
   TWINMAF_HD IvF powf7(const IvF& c) {
     const IvF lo = powf7_bounds(c.lo);
