@@ -6,12 +6,20 @@
 // 4:2:0/4:2:2/4:4:4; sizes from 1x1 to 4K, the odd and thin sizes whose
 // chroma reads go through libvmaf's padding, the next row or past its buffer;
 // 1-5 and 48 frames, --subsample 3; a frame of one colour pair the device
-// leaves to the host everywhere; the real clips.
-#include <algorithm>
-#include <random>
+// leaves to the host everywhere; the real clips; the 8-bit Lab table against
+// ciede_lab for every triple.
+#include <cuda_runtime.h>
 
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "base/hd_math.h"
 #include "features/ciede/ciede.h"
 #include "features/ciede/ciede_bounds.h"
+#include "features/ciede/ciede_kernels.h"
+#include "gpu/device.h"
 #include "tests/twin/twin_harness.h"
 
 namespace twinmaf::test {
@@ -105,13 +113,53 @@ TEST(CiedeTwin, FramesOfOnePairLeftToTheHost) {
       if (dn == 0) continue;
       const int s = 1 << (bpc - 8);
       ciede::CiedeBounds m;
-      const auto a = ciede::lab(m, centre[0] * s, centre[1] * s, centre[2] * s, k);
-      const auto b = ciede::lab(m, (centre[0] + dn) * s, (centre[1] + dn) * s, (centre[2] + dn) * s, k);
+      // At 8 bit the kernel takes the CPU's colours from its table: points.
+      const auto colour = [&](int d) {
+        if (bpc == 8) {
+          const CiedeLab c = ciede_lab(centre[0] + d, centre[1] + d, centre[2] + d, k);
+          return ciede::Lab<ciede::CiedeBounds>{c.l, c.a, c.b};
+        }
+        return ciede::lab(m, (centre[0] + d) * s, (centre[1] + d) * s, (centre[2] + d) * s, k);
+      };
+      const auto a = colour(0);
+      const auto b = colour(dn);
       const ciede::IvF e = ciede::de00(m, a, b);
       found = m.unsure || !e.point();
     }
     expect_twin(colour_clip({640, 360, PixFmt::k420, bpc}, 2, 1, centre, 0, dn, true), kCiede, 2);
   }
+}
+
+// The 8-bit pixel kernel takes its colours from the table alone, so the
+// table is checked whole: every one of the 2^24 entries == ciede_lab.
+TEST(CiedeTwin, LabTableIsTheCpusForEveryTriple) {
+  REQUIRE_GPU();
+  auto ctx = gpu::Context::create(0);
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  auto table = ciede_lab_table(**ctx);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  std::vector<cuda::CiedeLabEntry> got(cuda::kCiedeLabEntries);
+  ASSERT_EQ(cudaSuccess, cudaMemcpy(got.data(), (*table)->get(), got.size() * sizeof(got[0]), cudaMemcpyDeviceToHost));
+  const CiedeLevels k = ciede_levels(8);
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<uint64_t> wrong{0};
+  std::atomic<int64_t> first{-1};
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < threads; ++w)
+    pool.emplace_back([&, w] {
+      for (uint32_t t = w; t < cuda::kCiedeLabEntries; t += threads) {
+        const CiedeLab c = ciede_lab(t >> 16, t >> 8 & 0xff, t & 0xff, k);
+        const cuda::CiedeLabEntry& e = got[t];
+        if (float_bits(c.l) != float_bits(e.l) || float_bits(c.a) != float_bits(e.a) ||
+            float_bits(c.b) != float_bits(e.b)) {
+          ++wrong;
+          int64_t none = -1;
+          first.compare_exchange_strong(none, t);
+        }
+      }
+    });
+  for (std::thread& t : pool) t.join();
+  EXPECT_EQ(wrong.load(), 0u) << "one wrong triple: " << first.load();
 }
 
 TEST(CiedeTwin, RealClips) {

@@ -1,8 +1,9 @@
 // ciede CUDA kernels: one thread per luma position reads libvmaf's chroma
-// memory (ciede_math.h's chroma_read), computes both Lab colours and dE00 on
-// ciede_bounds.h's intervals, and stores the dE00 where the interval is one
-// float; other pixels become entries the host computes. The patched terms are
-// summed in order by gpu/ordered_sum.cuh's tree.
+// memory (ciede_math.h's chroma_read), takes both Lab colours (8 bit: from
+// the table of every triple's; deeper: computed on ciede_bounds.h's
+// intervals), computes dE00 on intervals and stores it where the interval is
+// one float; other pixels become entries the host computes. The patched terms
+// are summed in order by gpu/ordered_sum.cuh's tree.
 #include "features/ciede/ciede_bounds.h"
 #include "features/ciede/ciede_kernels.h"
 #include "gpu/ordered_sum.cuh"
@@ -38,6 +39,31 @@ __device__ __noinline__ ciede::Lab<ciede::CiedeBounds> lab_bounds(ciede::CiedeBo
   return ciede::lab(m, t[0], t[1], t[2], levels);
 }
 
+// The CPU's Lab colour of an 8-bit triple: one point per component.
+__device__ ciede::Lab<ciede::CiedeBounds> looked_up(const CiedeLabEntry* table, const uint16_t t[3]) {
+  const uint32_t index = uint32_t{t[0]} << 16 | uint32_t{t[1]} << 8 | t[2];
+  const float4 e = __ldg(reinterpret_cast<const float4*>(table) + index);
+  return {ciede::IvF(e.x), ciede::IvF(e.y), ciede::IvF(e.z)};
+}
+
+__global__ void __launch_bounds__(kThreads) lab_table_kernel(CiedeLabEntry* table, uint32_t* list, unsigned* count,
+                                                             ciede::Levels k) {
+  const uint32_t t = blockIdx.x * kThreads + threadIdx.x;  // the grid is the table
+  const uint16_t s[3] = {static_cast<uint16_t>(t >> 16), static_cast<uint16_t>(t >> 8 & 0xff),
+                         static_cast<uint16_t>(t & 0xff)};
+  ciede::CiedeBounds m;
+  const ciede::Lab<ciede::CiedeBounds> c = lab_bounds(m, s, k);
+  if (!m.unsure && c.l.point() && c.a.point() && c.b.point())
+    table[t] = {c.l.lo, c.a.lo, c.b.lo, 0.0f};
+  else
+    list[atomicAdd(count, 1u)] = t;
+}
+
+__global__ void lab_fix_kernel(CiedeLabEntry* table, const CiedeLabFix* fixes, unsigned n) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    table[fixes[i].index] = fixes[i].lab;
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pixel_kernel(CiedeLaunch l) {
   const int j = static_cast<int>(blockIdx.x * kThreads + threadIdx.x), i = static_cast<int>(blockIdx.y);
@@ -49,8 +75,9 @@ __global__ void __launch_bounds__(kThreads) pixel_kernel(CiedeLaunch l) {
   double term = 0;  // equal triples: +0
   if (r[0] != d[0] || r[1] != d[1] || r[2] != d[2]) {
     ciede::CiedeBounds m;
-    const ciede::Lab<ciede::CiedeBounds> a = lab_bounds(m, r, l.levels);
-    const ciede::Lab<ciede::CiedeBounds> b = lab_bounds(m, d, l.levels);
+    constexpr bool kTable = sizeof(T) == 1;
+    const ciede::Lab<ciede::CiedeBounds> a = kTable ? looked_up(l.lab8, r) : lab_bounds(m, r, l.levels);
+    const ciede::Lab<ciede::CiedeBounds> b = kTable ? looked_up(l.lab8, d) : lab_bounds(m, d, l.levels);
     const ciede::IvF e = ciede::de00(m, a, b);
     if (!m.unsure && e.point()) {
       term = e.lo;
@@ -69,6 +96,19 @@ __global__ void patch_kernel(CiedeLaunch l) {
 }
 
 }  // namespace
+
+cudaError_t ciede_enqueue_lab_table(CiedeLabEntry* table, uint32_t* list, unsigned* count, const ciede::Levels& k,
+                                    cudaStream_t stream) {
+  const cudaError_t e = cudaMemsetAsync(count, 0, sizeof(unsigned), stream);
+  if (e != cudaSuccess) return e;
+  lab_table_kernel<<<kCiedeLabEntries / kThreads, kThreads, 0, stream>>>(table, list, count, k);
+  return cudaGetLastError();
+}
+
+cudaError_t ciede_enqueue_lab_fixes(CiedeLabEntry* table, const CiedeLabFix* fixes, unsigned n, cudaStream_t stream) {
+  lab_fix_kernel<<<kPatchBlocks, kThreads, 0, stream>>>(table, fixes, n);
+  return cudaGetLastError();
+}
 
 cudaError_t ciede_enqueue_pixels(const CiedeLaunch& l, cudaStream_t stream) {
   cudaError_t e = cudaMemsetAsync(l.count, 0, sizeof(unsigned), stream);

@@ -61,6 +61,10 @@
 
 namespace twinmaf {
 
+namespace gpu {
+class DeviceBuffer;
+}
+
 struct CiedeTerms final : FrameTermsOf<CiedeTerms> {
   double de00_sum = 0;  // the running double sum of the terms, from +0
   bool operator==(const CiedeTerms& o) const { return double_bits(de00_sum) == double_bits(o.de00_sum); }
@@ -211,5 +215,9 @@ const FeatureSpec& ciede_feature_spec();
 
 // CUDA twin (ciede.cu, ciede_cuda.cpp; defined only in CUDA builds).
 Result<std::unique_ptr<Twin>> make_ciede_twin(const Extractor& configured, const VideoFormat& fmt, gpu::Context& ctx);
+// The 8-bit twin's table: ciede_lab of every 8-bit triple (ciede_kernels.h's
+// CiedeLabEntry at y << 16 | u << 8 | v, 256 MiB), built on first use in a
+// CUDA context and shared while any twin of that context holds it.
+Result<std::shared_ptr<const gpu::DeviceBuffer>> ciede_lab_table(gpu::Context& ctx);
 
 }  // namespace twinmaf

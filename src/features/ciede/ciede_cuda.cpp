@@ -9,10 +9,13 @@
 // Per instance (one per pipeline bank; a bank's frames run in order): the
 // terms and the tree (about 73 MB of device memory at 3840x2160), and w h
 // entries of 16 bytes plus their results in mapped host memory, so that a
-// frame whose every pixel is left to the host still fits.
+// frame whose every pixel is left to the host still fits. Per CUDA context,
+// shared by every 8-bit instance: the Lab table (256 MiB).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -59,31 +62,74 @@ void resolve_range(const HostSide& s, unsigned begin, unsigned end) {
   }
 }
 
-// The host function of a frame: its entries, in chunks on the machine's cores
-// (it runs on a driver thread, outside the run's workers, and the driver runs
-// the host functions of every stream one after another: a frame's few
-// thousand entries on one core would bound the whole pipeline's frame rate).
-void CUDART_CB resolve(void* user) {
-  const auto* s = static_cast<const HostSide*>(user);
-  const unsigned n = *s->count;
-  constexpr unsigned kChunk = 256;
-  if (n <= kChunk) {
-    resolve_range(*s, 0, n);
+// fn(begin, end) over [0, n) in chunks of `chunk`, on every core of the
+// machine (callers run on driver or setup threads, outside the run's workers).
+template <class Fn>
+void on_all_cores(unsigned n, unsigned chunk, Fn fn) {
+  if (n <= chunk) {
+    fn(0u, n);
     return;
   }
   const BandScope scope(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  run_bands(static_cast<int>((n + kChunk - 1) / kChunk), [s, n](int band) {
-    const unsigned begin = static_cast<unsigned>(band) * kChunk;
-    resolve_range(*s, begin, std::min(n, begin + kChunk));
+  run_bands(static_cast<int>((n + chunk - 1) / chunk), [&](int band) {
+    const unsigned begin = static_cast<unsigned>(band) * chunk;
+    fn(begin, std::min(n, begin + chunk));
   });
+}
+
+// The host function of a frame: its entries, in chunks on the machine's cores
+// (the driver runs the host functions of every stream one after another: a
+// frame's few thousand entries on one core would bound the whole pipeline's
+// frame rate).
+void CUDART_CB resolve(void* user) {
+  const auto* s = static_cast<const HostSide*>(user);
+  on_all_cores(*s->count, 256, [s](unsigned begin, unsigned end) { resolve_range(*s, begin, end); });
+}
+
+// The 8-bit Lab table: the device's bounds where they pin a colour, the
+// CPU's ciede_lab for the others (a few hundred of the 2^24).
+Result<gpu::DeviceBuffer> build_lab_table() {
+  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer table,
+                           gpu::DeviceBuffer::create(std::size_t{cuda::kCiedeLabEntries} * sizeof(cuda::CiedeLabEntry)));
+  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer list,
+                           gpu::DeviceBuffer::create((std::size_t{cuda::kCiedeLabEntries} + 1) * sizeof(uint32_t)));
+  TWINMAF_ASSIGN_OR_RETURN(gpu::Stream stream, gpu::Stream::create());
+  const auto s = static_cast<cudaStream_t>(stream.get());
+  auto* const entries = reinterpret_cast<cuda::CiedeLabEntry*>(table.get());
+  auto* const listed = reinterpret_cast<uint32_t*>(list.get());
+  auto* const count = reinterpret_cast<unsigned*>(listed + cuda::kCiedeLabEntries);
+  const ciede::Levels k = ciede_levels(8);
+  TWINMAF_CUDA_TRY(cuda::ciede_enqueue_lab_table(entries, listed, count, k, s));
+  unsigned n = 0;
+  TWINMAF_CUDA_TRY(cudaMemcpyAsync(&n, count, sizeof n, cudaMemcpyDeviceToHost, s));
+  TWINMAF_CUDA_TRY(cudaStreamSynchronize(s));
+  if (n == 0) return table;
+  std::vector<uint32_t> open(n);
+  TWINMAF_CUDA_TRY(cudaMemcpyAsync(open.data(), listed, n * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+  TWINMAF_CUDA_TRY(cudaStreamSynchronize(s));
+  std::vector<cuda::CiedeLabFix> fixes(n);
+  on_all_cores(n, 4096, [&](unsigned begin, unsigned end) {
+    for (unsigned i = begin; i < end; ++i) {
+      const uint32_t t = open[i];
+      const CiedeLab c = ciede_lab(t >> 16, t >> 8 & 0xff, t & 0xff, k);
+      fixes[i] = {t, {c.l, c.a, c.b, 0.0f}};
+    }
+  });
+  TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer upload, gpu::DeviceBuffer::create(n * sizeof(cuda::CiedeLabFix)));
+  auto* const at = reinterpret_cast<cuda::CiedeLabFix*>(upload.get());
+  TWINMAF_CUDA_TRY(cudaMemcpyAsync(at, fixes.data(), n * sizeof(cuda::CiedeLabFix), cudaMemcpyHostToDevice, s));
+  TWINMAF_CUDA_TRY(cuda::ciede_enqueue_lab_fixes(entries, at, n, s));
+  TWINMAF_CUDA_TRY(cudaStreamSynchronize(s));
+  return table;
 }
 
 class CiedeTwin final : public Twin {
  public:
-  CiedeTwin(const VideoFormat& fmt, const cuda::CiedeLaunch& launch, gpu::DeviceBuffer scratch,
-            gpu::PinnedBuffer mapped, gpu::PinnedBuffer count)
+  CiedeTwin(const VideoFormat& fmt, const cuda::CiedeLaunch& launch, std::shared_ptr<const gpu::DeviceBuffer> lab8,
+            gpu::DeviceBuffer scratch, gpu::PinnedBuffer mapped, gpu::PinnedBuffer count)
       : fmt_(fmt),
         launch_(launch),
+        lab8_(std::move(lab8)),
         scratch_(std::move(scratch)),
         mapped_(std::move(mapped)),
         count_(std::move(count)),
@@ -116,6 +162,7 @@ class CiedeTwin final : public Twin {
  private:
   VideoFormat fmt_;
   cuda::CiedeLaunch launch_;
+  std::shared_ptr<const gpu::DeviceBuffer> lab8_;
   gpu::DeviceBuffer scratch_;
   gpu::PinnedBuffer mapped_, count_;
   HostSide host_;
@@ -123,8 +170,22 @@ class CiedeTwin final : public Twin {
 
 }  // namespace
 
+Result<std::shared_ptr<const gpu::DeviceBuffer>> ciede_lab_table(gpu::Context& ctx) {
+  static std::mutex mutex;
+  static std::map<void*, std::weak_ptr<const gpu::DeviceBuffer>> tables;  // by CUcontext
+  TWINMAF_ASSIGN_OR_RETURN(void* key, ctx.cu_context());
+  const std::lock_guard lock(mutex);
+  std::shared_ptr<const gpu::DeviceBuffer> table = tables[key].lock();
+  if (!table) {
+    TWINMAF_ASSIGN_OR_RETURN(gpu::DeviceBuffer built, build_lab_table());
+    table = std::make_shared<const gpu::DeviceBuffer>(std::move(built));
+    tables[key] = table;
+  }
+  return table;
+}
+
 // Every format the CPU extractor's init accepts (it has no options).
-Result<std::unique_ptr<Twin>> make_ciede_twin(const Extractor&, const VideoFormat& fmt, gpu::Context&) {
+Result<std::unique_ptr<Twin>> make_ciede_twin(const Extractor&, const VideoFormat& fmt, gpu::Context& ctx) {
   if (!ciede_powf_model_holds())
     TWINMAF_FAIL(kUnsupported, "ciede twin: this host's powf is not the one ciede_bounds.h models (runs on the CPU)");
   if (static_cast<uint64_t>(fmt.w) * static_cast<uint64_t>(fmt.h) > UINT32_MAX)
@@ -156,8 +217,13 @@ Result<std::unique_ptr<Twin>> make_ciede_twin(const Extractor&, const VideoForma
   l.entries = reinterpret_cast<cuda::CiedeEntry*>(mapped.get());
   l.results = reinterpret_cast<const float*>(mapped.get() + pixels * sizeof(cuda::CiedeEntry));
   TWINMAF_ASSIGN_OR_RETURN(gpu::PinnedBuffer count, gpu::PinnedBuffer::create(sizeof(unsigned)));
-  return std::unique_ptr<Twin>(
-      std::make_unique<CiedeTwin>(fmt, l, std::move(scratch), std::move(mapped), std::move(count)));
+  std::shared_ptr<const gpu::DeviceBuffer> lab8;
+  if (fmt.bpc == 8) {
+    TWINMAF_ASSIGN_OR_RETURN(lab8, ciede_lab_table(ctx));
+    l.lab8 = reinterpret_cast<const cuda::CiedeLabEntry*>(lab8->get());
+  }
+  return std::unique_ptr<Twin>(std::make_unique<CiedeTwin>(fmt, l, std::move(lab8), std::move(scratch),
+                                                           std::move(mapped), std::move(count)));
 }
 
 }  // namespace twinmaf

@@ -23,6 +23,19 @@ struct CiedeEntry {
   uint16_t ref[3], dis[3];
 };
 
+// The CPU's Lab colour (ciede_lab) of one 8-bit sample triple; the 8-bit
+// table holds one per triple, at index y << 16 | u << 8 | v.
+struct alignas(16) CiedeLabEntry {
+  float l, a, b, unused;
+};
+inline constexpr uint32_t kCiedeLabEntries = 1u << 24;
+
+// A table entry the host computed.
+struct CiedeLabFix {
+  uint32_t index;
+  CiedeLabEntry lab;
+};
+
 struct CiedeLaunch {
   const uint8_t* ref[3] = {};  // planes, set per frame
   const uint8_t* dis[3] = {};
@@ -36,6 +49,7 @@ struct CiedeLaunch {
   unsigned* count = nullptr;       // device: entries this frame
   CiedeEntry* entries = nullptr;   // host-mapped, w h of them
   const float* results = nullptr;  // host-mapped: dE00 of entries[k]
+  const CiedeLabEntry* lab8 = nullptr;  // 8 bit: the Lab table (ciede_lab_table)
 };
 
 // Fills the tree geometry of l.sums for w h terms; returns its entries (the
@@ -44,6 +58,14 @@ inline int ciede_layout(CiedeLaunch& l) {
   const int leaves[1] = {static_cast<int>((static_cast<int64_t>(l.w) * l.h + kCiedeLeaf - 1) / kCiedeLeaf)};
   return ordered_sum_forest_layout(l.sums, leaves);
 }
+
+// table[t] = the Lab colour of triple t (8 bit, `k` its levels) where
+// ciede_bounds.h pins each component to one float; every other t is appended
+// to `list` (kCiedeLabEntries long) and counted in *count, zeroed first.
+cudaError_t ciede_enqueue_lab_table(CiedeLabEntry* table, uint32_t* list, unsigned* count, const ciede::Levels& k,
+                                    cudaStream_t stream);
+// table[fixes[i].index] = fixes[i].lab for i < n.
+cudaError_t ciede_enqueue_lab_fixes(CiedeLabEntry* table, const CiedeLabFix* fixes, unsigned n, cudaStream_t stream);
 
 // Every pixel's dE00 into sums.terms where the device pins it, else an entry
 // (and a placeholder term); *count is zeroed first.
