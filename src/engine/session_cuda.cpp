@@ -125,12 +125,16 @@ class CudaRun final : public DeviceRun {
   bool active(const DeviceFeature& f, unsigned index) const {
     return index >= f.state_from && (index % s_.subsample == 0 || f.needs.every_frame());
   }
+  // [lane][feature]: the feature of the lane whose twin computes this one's
+  // terms on every frame it is active, SIZE_MAX for none.
+  std::vector<std::vector<std::size_t>> computed_by() const;
 
   DeviceRunSetup s_;
   int slots_count_ = 0;
   std::size_t terms_bytes_ = 0;
   std::vector<std::vector<std::size_t>> offset_;  // [lane][feature]: of its raw terms
   std::vector<std::vector<std::size_t>> stage_of_;  // [lane][feature]: pipeline stage, SIZE_MAX: none
+  std::vector<std::vector<std::size_t>> by_;        // computed_by()
   std::vector<std::unique_ptr<gpu::DeviceStage>> range_checks_;  // one per lane
   std::vector<std::size_t> range_offset_;
   std::vector<std::unique_ptr<gpu::DeviceStage>> bank_stages_;
@@ -148,6 +152,24 @@ class CudaRun final : public DeviceRun {
   unsigned device_frames_ = 0;
 };
 
+std::vector<std::vector<std::size_t>> CudaRun::computed_by() const {
+  std::vector<std::vector<std::size_t>> by(lanes());
+  for (unsigned l = 0; l < lanes(); ++l) {
+    const std::vector<DeviceFeature>& fs = s_.lanes[l];
+    by[l].assign(fs.size(), SIZE_MAX);
+    const auto own = [](const DeviceFeature& f) { return f.twin && !f.shared_with_lane0; };
+    for (size_t i = 0; i < fs.size(); ++i)
+      for (size_t j = 0; j < fs.size() && own(fs[i]) && by[l][i] == SIZE_MAX; ++j)
+        if (j != i && own(fs[j]) && fs[j].state_from == fs[i].state_from &&
+            fs[j].needs.every_frame() == fs[i].needs.every_frame() && fs[j].twin->computes_for(*fs[i].twin))
+          by[l][i] = j;
+    // A twin that is itself computed by another computes for no one.
+    for (size_t i = 0; i < fs.size(); ++i)
+      if (by[l][i] != SIZE_MAX && by[l][by[l][i]] != SIZE_MAX) by[l][i] = SIZE_MAX;
+  }
+  return by;
+}
+
 Status CudaRun::init() {
   TWINMAF_RETURN_IF_ERROR(s_.ctx->bind());
   const unsigned nl = lanes();
@@ -157,14 +179,18 @@ Status CudaRun::init() {
   stage_of_.assign(nl, std::vector<std::size_t>(nf, SIZE_MAX));
 
   // Terms block of a frame: per lane, per twin, aligned; a lane > 0 copy of
-  // a reference-only twin reads lane 0's; then one range check per lane.
+  // a reference-only twin reads lane 0's, a twin another twin of its lane
+  // computes for (Twin::computes_for) reads that one's; then one range check
+  // per lane.
   gpu::PipelineMode mode;
   mode.profile = s_.profile;
   std::vector<gpu::PipelineStage> stages;
+  by_ = computed_by();
+  const std::vector<std::vector<std::size_t>>& by = by_;
   for (unsigned l = 0; l < nl; ++l)
     for (size_t i = 0; i < nf; ++i) {
       const DeviceFeature& f = s_.lanes[l][i];
-      if (!f.twin) continue;
+      if (!f.twin || by[l][i] != SIZE_MAX) continue;
       if (f.shared_with_lane0) {
         offset_[l][i] = offset_[0][i];
         continue;
@@ -182,6 +208,9 @@ Status CudaRun::init() {
       stage_of_[l][i] = stages.size();
       stages.push_back(std::move(st));
     }
+  for (unsigned l = 0; l < nl; ++l)
+    for (size_t i = 0; i < nf; ++i)
+      if (by[l][i] != SIZE_MAX) offset_[l][i] = offset_[l][by[l][i]];
   if (s_.device_range_check)
     for (unsigned l = 0; l < nl; ++l) {
       range_checks_.push_back(gpu::make_range_check(s_.fmt, s_.ring_planes, l == 0));
@@ -320,10 +349,14 @@ void CudaRun::profile(unsigned frames, std::vector<std::string>& lines) const {
   for (unsigned l = 0; l < lanes(); ++l)
     for (size_t i = 0; i < s_.lanes[l].size(); ++i) {
       const std::size_t k = stage_of_[l][i];
-      if (k == SIZE_MAX) continue;
+      const std::size_t by = by_.empty() ? SIZE_MAX : by_[l][i];
+      if (k == SIZE_MAX && by == SIZE_MAX) continue;
       const std::string name = s_.lanes[l][i].twin->name();
       const std::string label = lanes() > 1 ? fmt::format("{} [{}]", name, l) : name;
-      lines.push_back(fmt::format("  kernel {:<24} {:9.3f} ms/frame", label, t_stage_[k] / g));
+      if (k != SIZE_MAX)
+        lines.push_back(fmt::format("  kernel {:<24} {:9.3f} ms/frame", label, t_stage_[k] / g));
+      else
+        lines.push_back(fmt::format("  kernel {:<24} in {}'s", label, s_.lanes[l][by].twin->name()));
     }
   if (!range_checks_.empty()) {
     double t = 0;

@@ -34,6 +34,14 @@ class Twin : public gpu::DeviceStage {
  public:
   // Raw terms (host copy of the device block) -> the feature's FrameTerms.
   virtual void unpack(const void* host_terms, FrameTerms& out) const = 0;
+  // True where this twin's raw terms block, read by other.unpack, gives
+  // other's terms on every frame both compute (one computation two features
+  // make: the session then enqueues only this twin and unpacks both from its
+  // block).
+  virtual bool computes_for(const Twin& other) const {
+    (void)other;
+    return false;
+  }
 };
 
 // A feature's CUDA factory: its configured extractor (after init) and the

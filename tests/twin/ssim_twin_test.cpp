@@ -8,7 +8,9 @@
 // +0 sums, NaN or signed-zero means) through odd sizes to 4K; float_ms_ssim
 // from its 176x176 minimum and the size both refuse; every option (enable_lcs,
 // enable_db, clip_db); 1-5 and 48 frames, --subsample 3; the CTC presets'
-// neighbours in one run; the real clips.
+// neighbours in one run; the real clips; which twin computes for which.
+#include "features/ssim/ssim.h"
+#include "gpu/device.h"
 #include "tests/twin/twin_harness.h"
 
 namespace twinmaf::test {
@@ -96,6 +98,36 @@ TEST(SsimTwin, SequencesSubsampleAndPresetNeighbours) {
   expect_twin(noise_clip(f, 48, 49), {"float_ms_ssim", "float_ssim"}, 48, 3);
   expect_twin(ramp_clip(f, 5, 50), {"float_ssim", "float_ms_ssim", "psnr", "psnr_hvs", "cambi", "vif", "adm", "motion"},
               5);
+}
+
+// float_ms_ssim's twin computes float_ssim's terms where float_ssim does not
+// decimate (the session then runs one of the two), and only there.
+TEST(SsimTwin, MultiScaleComputesFloatSsimWithoutDecimation) {
+  REQUIRE_GPU();
+  auto ctx = gpu::Context::create(0);
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  const VideoFormat f{1920, 1080, PixFmt::k420, 8};
+  const auto twin = [&](const FeatureSpec& spec, int scale) {
+    OptionDict dict;
+    if (scale >= 0) dict.set("scale", std::to_string(scale));
+    auto opts = Options::parse(spec.name, spec.options, dict);
+    EXPECT_TRUE(opts.ok());
+    auto ex = spec.create(*opts);
+    EXPECT_TRUE(ex.ok() && (*ex)->init(f).ok());
+    auto t = spec.cuda(**ex, f, **ctx);
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    return std::move(*t);
+  };
+  const auto ms = twin(float_ms_ssim_feature_spec(), -1);
+  const auto one = twin(float_ssim_feature_spec(), 1);
+  const auto four = twin(float_ssim_feature_spec(), 0);  // 1080 lines: factor 4
+  EXPECT_TRUE(ms->computes_for(*one));
+  EXPECT_FALSE(one->computes_for(*ms));
+  EXPECT_FALSE(ms->computes_for(*four));
+  EXPECT_FALSE(ms->computes_for(*ms));
+  EXPECT_FALSE(one->computes_for(*one));
+  expect_twin(ramp_clip(f, 3, 90), {"float_ssim=scale=1:enable_lcs=true", "float_ms_ssim=enable_lcs=true"}, 3);
+  expect_twin(noise_clip({3840, 2160, PixFmt::k420, 8}, 1, 91), {"float_ms_ssim", "float_ssim=scale=1"}, 1);
 }
 
 TEST(SsimTwin, RealClips) {

@@ -51,6 +51,13 @@ class SsimTwin final : public Twin {
     return ok_status();
   }
 
+  // float_ms_ssim's scale 0 is float_ssim without decimation: the same
+  // load, maps, ssim_pixel and sums (ssim.h), at ret[0..3] in both blocks.
+  bool computes_for(const Twin& other) const override {
+    const auto* o = dynamic_cast<const SsimTwin*>(&other);
+    return o && multi_scale_ && !o->multi_scale_ && o->fmt_ == fmt_ && o->launch_.levels == 1;
+  }
+
   void unpack(const void* host_terms, FrameTerms& out) const override {
     const auto* t = static_cast<const DeviceTerms*>(host_terms);
     const auto sums = [t](int i) {
