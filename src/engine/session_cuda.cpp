@@ -190,11 +190,7 @@ Status CudaRun::init() {
   for (unsigned l = 0; l < nl; ++l)
     for (size_t i = 0; i < nf; ++i) {
       const DeviceFeature& f = s_.lanes[l][i];
-      if (!f.twin || by[l][i] != SIZE_MAX) continue;
-      if (f.shared_with_lane0) {
-        offset_[l][i] = offset_[0][i];
-        continue;
-      }
+      if (!f.twin || f.shared_with_lane0 || by[l][i] != SIZE_MAX) continue;
       offset_[l][i] = terms_bytes_;
       terms_bytes_ += gpu::align_up(f.twin->terms_bytes(), gpu::kTermsAlign);
       gpu::PipelineStage st{{f.twin}, l, offset_[l][i]};
@@ -211,6 +207,9 @@ Status CudaRun::init() {
   for (unsigned l = 0; l < nl; ++l)
     for (size_t i = 0; i < nf; ++i)
       if (by[l][i] != SIZE_MAX) offset_[l][i] = offset_[l][by[l][i]];
+  for (unsigned l = 1; l < nl; ++l)
+    for (size_t i = 0; i < nf; ++i)
+      if (s_.lanes[l][i].twin && s_.lanes[l][i].shared_with_lane0) offset_[l][i] = offset_[0][i];
   if (s_.device_range_check)
     for (unsigned l = 0; l < nl; ++l) {
       range_checks_.push_back(gpu::make_range_check(s_.fmt, s_.ring_planes, l == 0));
