@@ -41,16 +41,14 @@ __device__ __noinline__ ciede::Lab<ciede::CiedeBounds> lab_bounds(ciede::CiedeBo
 
 // The CPU's Lab colour of an 8-bit triple: one point per component.
 __device__ ciede::Lab<ciede::CiedeBounds> looked_up(const CiedeLabEntry* table, const uint16_t t[3]) {
-  const uint32_t index = uint32_t{t[0]} << 16 | uint32_t{t[1]} << 8 | t[2];
-  const float4 e = __ldg(reinterpret_cast<const float4*>(table) + index);
+  const float4 e = __ldg(reinterpret_cast<const float4*>(table) + ciede_lab_index(t));
   return {ciede::IvF(e.x), ciede::IvF(e.y), ciede::IvF(e.z)};
 }
 
 __global__ void __launch_bounds__(kThreads) lab_table_kernel(CiedeLabEntry* table, uint32_t* list, unsigned* count,
                                                              ciede::Levels k) {
   const uint32_t t = blockIdx.x * kThreads + threadIdx.x;  // the grid is the table
-  const uint16_t s[3] = {static_cast<uint16_t>(t >> 16), static_cast<uint16_t>(t >> 8 & 0xff),
-                         static_cast<uint16_t>(t & 0xff)};
+  const uint16_t s[3] = {ciede_lab_sample(t, 0), ciede_lab_sample(t, 1), ciede_lab_sample(t, 2)};
   ciede::CiedeBounds m;
   const ciede::Lab<ciede::CiedeBounds> c = lab_bounds(m, s, k);
   if (!m.unsure && c.l.point() && c.a.point() && c.b.point())

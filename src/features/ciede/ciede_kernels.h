@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/hd.h"
 #include "base/ordered_sum.h"
 #include "features/ciede/ciede_math.h"
 
@@ -24,11 +25,18 @@ struct CiedeEntry {
 };
 
 // The CPU's Lab colour (ciede_lab) of one 8-bit sample triple; the 8-bit
-// table holds one per triple, at index y << 16 | u << 8 | v.
+// table holds one per triple, at ciede_lab_index(triple).
 struct alignas(16) CiedeLabEntry {
   float l, a, b, unused;
 };
 inline constexpr uint32_t kCiedeLabEntries = 1u << 24;
+
+// The table index of the 8-bit triple t (y, u, v), and sample c of the triple
+// at index i: ciede_lab_sample(ciede_lab_index(t), c) == t[c].
+TWINMAF_HD uint32_t ciede_lab_index(const uint16_t t[3]) {
+  return uint32_t{t[0]} << 16 | uint32_t{t[1]} << 8 | t[2];
+}
+TWINMAF_HD uint16_t ciede_lab_sample(uint32_t i, int c) { return static_cast<uint16_t>(i >> (16 - 8 * c) & 0xff); }
 
 // A table entry the host computed.
 struct CiedeLabFix {
