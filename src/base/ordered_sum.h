@@ -274,30 +274,35 @@ TWINMAF_HD void ordered_sum_leaf_steps(const F* terms, int n, OrderedSumEntry<F>
     e.steps[k] = {ordered_sum_min(even[k], Fmt::kSaturated), ordered_sum_min(odd[k], Fmt::kSaturated)};
 }
 
+// A child's increment pair for r's exponent field B in its parent's
+// composition: the identity {0, 0} where its terms are all below u/2 in B
+// (or all +0), its kept pair for B, or the saturated pair where it did not
+// keep B (or B is below its window), which makes the walk enter the parent.
+// The saturated pair absorbs whatever it is composed with, on either side.
+template <typename F>
+TWINMAF_HD OrderedSumSteps<F> ordered_sum_child_steps(const OrderedSumEntry<F>& child, int field) {
+  using Fmt = OrderedSumFormat<F>;
+  const uint32_t ci = child.info;
+  if (ci == 0) return {};
+  const int jc = field - static_cast<int>(ci & Fmt::kMaxField) - 1;
+  if (jc >= Fmt::kWindow) return {};
+  const int kc = field - static_cast<int>(child.base);
+  if (jc < 0 || kc < 0 || kc >= kOrderedSumKept || (ci & Fmt::kOpaque)) return {Fmt::kSaturated, Fmt::kSaturated};
+  return child.steps[kc];
+}
+
 // A node's kept increments (info and prediction already in e) from its n
 // children's: for r's exponent field B, the composition of the children's
-// pairs for B in order; a child whose terms are all below u/2 in B
-// contributes nothing, one that did not keep B (or for which B is below its
-// window) saturates the pair, so that the walk enters the node.
+// pairs for B in order (ordered_sum_child_steps). The composition is
+// associative, so any grouping of the children in order (the device's warp
+// tree) gives the same pairs.
 template <typename F>
 TWINMAF_HD void ordered_sum_node_steps(const OrderedSumEntry<F>* child, int n, OrderedSumEntry<F>& e) {
-  using Fmt = OrderedSumFormat<F>;
   e.base = ordered_sum_base<F>(e.sum);
   for (int k = 0; k < kOrderedSumKept; ++k) {
     const int field = static_cast<int>(e.base) + k;
     OrderedSumSteps<F> acc;
-    for (int c = 0; c < n; ++c) {
-      const uint32_t ci = child[c].info;
-      if (ci == 0) continue;
-      const int jc = field - static_cast<int>(ci & Fmt::kMaxField) - 1;
-      if (jc >= Fmt::kWindow) continue;
-      const int kc = field - static_cast<int>(child[c].base);
-      if (jc < 0 || kc < 0 || kc >= kOrderedSumKept || (ci & Fmt::kOpaque)) {
-        acc = {Fmt::kSaturated, Fmt::kSaturated};
-        break;
-      }
-      acc = ordered_sum_then(acc, child[c].steps[kc]);
-    }
+    for (int c = 0; c < n; ++c) acc = ordered_sum_then(acc, ordered_sum_child_steps(child[c], field));
     e.steps[k] = acc;
   }
 }

@@ -9,8 +9,9 @@
 //      predictions, then, level by level downwards, one thread per node its
 //      children's;
 //   3. kept increments: one thread per leaf from its terms and prediction,
-//      then per node level one thread per node from its children's
-//      (integers, saturating);
+//      then per node level one warp per node, composing its children's in a
+//      shuffle tree (integers, saturating; the same pairs as the host
+//      model's loop, the composition being associative);
 //   4. one warp per tree walks it in order: 32 children at a time, their
 //      increments combined by a warp scan (the composition is associative and
 //      exact), the first child that must be entered found by a ballot; leaves
@@ -104,8 +105,8 @@ __global__ void __launch_bounds__(kWarp) ordered_sum_leaf_kernel(OrderedSumFores
     ordered_sum_leaf_steps(terms, kLeaf, f.entries[first + lane]);
 }
 
-// One pass over the nodes of `level` (kPrefix: their children's
-// predictions from theirs).
+// Pass kTotal or kPrefix over the nodes of `level` (kPrefix: their
+// children's predictions from theirs), one thread per node.
 template <OrderedSumPass kPass, typename F, int kLeaf, int kTrees>
 __global__ void __launch_bounds__(kOrderedSumThreads)
     ordered_sum_node_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
@@ -116,10 +117,44 @@ __global__ void __launch_bounds__(kOrderedSumThreads)
   OrderedSumEntry<F>* child = ordered_sum_children(f, level, g, &self, &n);
   if constexpr (kPass == OrderedSumPass::kTotal)
     ordered_sum_node_total(child, n, *self);
-  else if constexpr (kPass == OrderedSumPass::kPrefix)
-    ordered_sum_prefix(child, n, self->sum);
   else
-    ordered_sum_node_steps(child, n, *self);
+    ordered_sum_prefix(child, n, self->sum);
+}
+
+// Pass kSteps over the nodes of `level`, one warp per node: lane c takes
+// child c's pair (ordered_sum_child_steps) and a shuffle tree composes them
+// in order, lane i with lane i + d at distance d (ordered_sum_then is
+// associative): ordered_sum_node_steps' pairs.
+template <typename F, int kLeaf, int kTrees>
+__global__ void __launch_bounds__(kOrderedSumThreads)
+    ordered_sum_node_steps_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
+  static_assert(kOrderedSumFanout == kWarp);
+  const int g = static_cast<int>(blockIdx.x) * (kOrderedSumThreads / kWarp) + static_cast<int>(threadIdx.x) / kWarp;
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  if (g >= f.level_total[level]) return;  // the whole warp
+  OrderedSumEntry<F>* self;
+  int n;
+  const OrderedSumEntry<F>* child = ordered_sum_children(f, level, g, &self, &n);
+  const uint32_t base = ordered_sum_base<F>(self->sum);
+  OrderedSumSteps<F> pair[kOrderedSumKept];
+#pragma unroll
+  for (int k = 0; k < kOrderedSumKept; ++k) {
+    OrderedSumSteps<F> p = lane < n ? ordered_sum_child_steps(child[lane], static_cast<int>(base) + k)
+                                    : OrderedSumSteps<F>{};
+#pragma unroll
+    for (int d = 1; d < kWarp; d <<= 1) {
+      OrderedSumSteps<F> q;
+      q.even = __shfl_down_sync(0xffffffffu, p.even, d);
+      q.odd = __shfl_down_sync(0xffffffffu, p.odd, d);
+      if (lane + d < kWarp) p = ordered_sum_then(p, q);
+    }
+    pair[k] = p;
+  }
+  if (lane == 0) {
+    self->base = base;
+#pragma unroll
+    for (int k = 0; k < kOrderedSumKept; ++k) self->steps[k] = pair[k];
+  }
 }
 
 // Thread i: tree i's top level (launched with kTrees threads).
@@ -218,7 +253,10 @@ cudaError_t ordered_sum_enqueue_terms(const OrderedSumForest<F, kLeaf, kTrees>& 
   ordered_sum_top_prefix_kernel<<<1, kTrees, 0, stream>>>(f);
   for (int level = f.levels - 1; level >= 1; --level) nodes(ordered_sum_node_kernel<kPrefix, F, kLeaf, kTrees>, level);
   leaves(ordered_sum_leaf_kernel<kSteps, F, kLeaf, kTrees>);
-  for (int level = 1; level < f.levels; ++level) nodes(ordered_sum_node_kernel<kSteps, F, kLeaf, kTrees>, level);
+  for (int level = 1; level < f.levels; ++level)
+    ordered_sum_node_steps_kernel<F, kLeaf, kTrees>
+        <<<(f.level_total[level] + kOrderedSumThreads / kWarp - 1) / (kOrderedSumThreads / kWarp), kOrderedSumThreads, 0,
+           stream>>>(f, level);
   ordered_sum_walk_kernel<<<kTrees, kWarp, 0, stream>>>(f, ret);
   return cudaGetLastError();
 }

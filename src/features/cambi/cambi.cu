@@ -14,11 +14,12 @@
 //             (32 + 2p)^2 window halo into shared memory (outside the picture:
 //             kNoBand, so the window is clipped as the CPU's) with, per
 //             sample, where its run of equal band rows ends in its row; each
-//             thread counts, per pixel, the window's samples of band rows
-//             b - n .. b + n in 16-bit fields (<= 4225 < 2^16), a run at a
-//             time (banded areas are long runs, so a window row costs a few
-//             steps, not 2p + 1), then forms the c-value with the CPU's float
-//             steps and adds its units;
+//             thread counts, per pixel of its column strip, the window's
+//             samples of band rows b - n .. b + n in 16-bit fields (<= 4225 <
+//             2^16), a run at a time (banded areas are long runs, so a window
+//             row costs a few steps, not 2p + 1), sliding the window down a
+//             row where the band row stays, then forms the c-value with the
+//             CPU's float steps and adds its units;
 //   pool      one block per (picture, scale): the order-free value, the
 //             exact total of a radix-selected top k, or libvmaf's quick
 //             select and ordered double sum by the block (cambi_pool.cuh).
@@ -184,31 +185,52 @@ __global__ void __launch_bounds__(kThreads)
     for (int sx = side - 2; sx >= 0; --sx) r[sx] = t[sx] == t[sx + 1] ? r[sx + 1] : static_cast<uint8_t>(sx + 1);
   }
   __syncthreads();
+  // Thread (lx, g) owns column lx of rows g kRun .. g kRun + kRun - 1, top
+  // down. A pixel of the band row its counts are relative to takes the pixel
+  // above's counts less the window row that left and plus the one that
+  // entered: integers, and each field holds at least what leaves, so no
+  // borrow crosses fields. Any other pixel counts its whole window.
+  constexpr int kRun = kTile / kTileRows;
   unsigned long long units = 0, nonzero = 0;
-  const int lx = tid % kTile;
-  for (int ly = tid / kTile; ly < kTile; ly += kTileRows) {
-    const int y = y0 + ly, x = x0 + lx;
-    if (y >= h || x >= w) continue;
+  unsigned long long cnt[kWords] = {};
+  int counted = kNoBand;  // the band row cnt is relative to (kNoBand: none)
+  const int lx = tid % kTile, x = x0 + lx;
+  const int end = lx + 2 * p + 1;
+  // Each window row [lx, lx + 2p] is walked run by run: a run of equal band
+  // rows adds (or takes) its length inside the window to (from) one field.
+  const auto walk = [&](int row, int b, bool add) {
+    const int16_t* t = tile + row * side;
+    const uint8_t* r = run + row * side;
+    for (int sx = lx; sx < end;) {
+      const int next = r[sx] < end ? r[sx] : end;
+      const unsigned d = static_cast<unsigned>(t[sx] - b + N);
+      if (d <= 2u * N) {
+        const unsigned long long inc = static_cast<unsigned long long>(next - sx) << ((d & 3u) * 16u);
+#pragma unroll
+        for (int k = 0; k < kWords; ++k) {
+          const unsigned long long step = (d >> 2) == static_cast<unsigned>(k) ? inc : 0ull;
+          cnt[k] = add ? cnt[k] + step : cnt[k] - step;
+        }
+      }
+      sx = next;
+    }
+  };
+  for (int q = 0; q < kRun; ++q) {
+    const int ly = static_cast<int>(tid / kTile) * kRun + q, y = y0 + ly;
+    if (y >= h || x >= w) break;  // and every row below
     const int b = tile[(ly + p) * side + lx + p];
     float best = 0.0f;
-    if (b != kNoBand) {
-      // Each window row [lx, lx + 2p] is walked run by run: a run of equal
-      // band rows adds its length inside the window to one field.
-      unsigned long long cnt[kWords] = {};
-      const int end = lx + 2 * p + 1;
-      for (int dy = 0; dy <= 2 * p; ++dy) {
-        const int16_t* t = tile + (ly + dy) * side;
-        const uint8_t* r = run + (ly + dy) * side;
-        for (int sx = lx; sx < end;) {
-          const int next = r[sx] < end ? r[sx] : end;
-          const unsigned d = static_cast<unsigned>(t[sx] - b + N);
-          if (d <= 2u * N) {
-            const unsigned long long inc = static_cast<unsigned long long>(next - sx) << ((d & 3u) * 16u);
+    if (b == kNoBand) {
+      counted = kNoBand;
+    } else {
+      if (b == counted) {
+        walk(ly - 1, b, false);
+        walk(ly + 2 * p, b, true);
+      } else {
 #pragma unroll
-            for (int k = 0; k < kWords; ++k) cnt[k] += (d >> 2) == static_cast<unsigned>(k) ? inc : 0ull;
-          }
-          sx = next;
-        }
+        for (int k = 0; k < kWords; ++k) cnt[k] = 0;
+        for (int dy = 0; dy <= 2 * p; ++dy) walk(ly + dy, b, true);
+        counted = b;
       }
       best = c_value<N>(cnt, b, ba);
     }
