@@ -7,8 +7,9 @@
 # Run there from the bundle: .device/run.sh .device/device_ctc.sh
 # (FRAMES: frames of the CTC content (device_ctc_gen.py), 24; SIZES: W:H
 # list, 3840:2160; CAMBI_FRAMES: of the cambi content, 48, 0 for none; KINDS:
-# the cambi contents). Exits non-zero when a run fails or a GPU file differs
-# from the CPU's.
+# the cambi contents; JOBS: the jobs, separated by '|', the three above by
+# default). Exits non-zero when a run fails or a GPU file differs from the
+# CPU's.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 2
 m=/dev/shm/device_ctc
@@ -41,7 +42,8 @@ for size in ${SIZES:-3840:2160}; do
     python3 device_ctc_gen.py photo.yuv "$w" "$h" "$n" $r $d || exit 1
   fi
   io="-r $r -d $d -w $w -h $h -p 420 -b 8"
-  for job in "--aom_ctc v7.0" "--nflx_ctc v1.0" "--model version=vmaf_float_v0.6.1 --feature float_ssim --feature float_psnr"; do
+  IFS='|' read -ra jobs <<< "${JOBS:---aom_ctc v7.0|--nflx_ctc v1.0|--model version=vmaf_float_v0.6.1 --feature float_ssim --feature float_psnr}"
+  for job in "${jobs[@]}"; do
     [[ $w != 3840 && $job == --nflx* ]] && continue  # a 4K preset
     # shellcheck disable=SC2086
     c=$(run cpu $io $job --backend cpu)

@@ -7,10 +7,11 @@
 //   zero      the zero-derivative flags;
 //   mask      the 7x7 flag sum > threshold, only at the positions scale 0
 //             keeps (every later scale keeps a subset of them);
-//   per scale s: mode   decimation (stride 2 into the previous scale, or into
-//             the converted image with the speedup) fused with the 3x3 mode
-//             filter read out of place, and the band row of each pixel;
-//             cvalue a block owns a 32x32 tile, loads the band rows of its
+//   mode      per scale: decimation (stride 2 into the previous scale, or
+//             into the converted image with the speedup) fused with the 3x3
+//             mode filter read out of place, and the band row of each pixel;
+//   cvalue    one grid for every picture and scale (CvalueGrid): a block
+//             owns a 32x32 tile, loads the band rows of its
 //             (32 + 2p)^2 window halo into shared memory (outside the picture:
 //             kNoBand, so the window is clipped as the CPU's) with, per
 //             sample, where its run of equal band rows ends in its row; each
@@ -160,17 +161,39 @@ __device__ __forceinline__ float c_value(const unsigned long long (&cnt)[(2 * N 
   return best;
 }
 
+constexpr int kPoolMax = 2 * kCambiTwinScales;  // (picture, scale) entries of a frame
+
+// The c-value tiles of every picture and scale of a frame in one grid: block
+// b is tile b - first[e] (row-major, tiles_x per row) of entry e, where
+// first[e] <= b < first[e + 1]. The coarsest scales come first: their tiles
+// take longest (their windows are less banded), and the finer scales' many
+// tiles then fill the SMs they leave.
+struct CvalueGrid {
+  int entries = 0;
+  int first[kPoolMax + 1] = {};
+  int tiles_x[kPoolMax] = {};
+  int w[kPoolMax] = {}, h[kPoolMax] = {};
+  const int16_t* band[kPoolMax] = {};
+  float* cval[kPoolMax] = {};
+  CambiDeviceScale* terms[kPoolMax] = {};
+};
+
 template <int N>
-__global__ void __launch_bounds__(kThreads)
-    cambi_cvalue_kernel(const int16_t* __restrict__ band, int w, int h, int p, float* __restrict__ cval,
-                        CambiDeviceScale* terms, BandArgs ba) {
+__global__ void __launch_bounds__(kThreads) cambi_cvalue_kernel(CvalueGrid g, int p, BandArgs ba) {
   constexpr int kWords = (2 * N + 4) / 4;  // 2N + 1 16-bit fields
   extern __shared__ int16_t tile[];
   const int side = kTile + 2 * p;
   // run[i]: the column (in the tile row) where the run of equal band rows
   // holding i ends; side <= 96, so a byte.
   uint8_t* run = reinterpret_cast<uint8_t*>(tile + side * side);
-  const int x0 = static_cast<int>(blockIdx.x) * kTile, y0 = static_cast<int>(blockIdx.y) * kTile;
+  const int block = static_cast<int>(blockIdx.x);
+  int e = 0;
+  while (e + 1 < g.entries && block >= g.first[e + 1]) ++e;
+  const int16_t* __restrict__ band = g.band[e];
+  float* __restrict__ cval = g.cval[e];
+  const int w = g.w[e], h = g.h[e];
+  const int local = block - g.first[e];
+  const int x0 = (local % g.tiles_x[e]) * kTile, y0 = (local / g.tiles_x[e]) * kTile;
   const int tid = static_cast<int>(threadIdx.x);
   for (int i = tid; i < side * side; i += kThreads) {
     const int sy = i / side, sx = i - sy * side;
@@ -244,12 +267,10 @@ __global__ void __launch_bounds__(kThreads)
   units = block_sum(units);
   nonzero = block_sum(nonzero);
   if (tid == 0 && nonzero != 0) {
-    atomicAdd(&terms->units, units);
-    atomicAdd(&terms->nonzero, nonzero);
+    atomicAdd(&g.terms[e]->units, units);
+    atomicAdd(&g.terms[e]->nonzero, nonzero);
   }
 }
-
-constexpr int kPoolMax = 2 * kCambiTwinScales;
 
 struct PoolArgs {
   float* cval[kPoolMax] = {};
@@ -399,30 +420,27 @@ dim3 grid_of(int w, int h) {
 }
 
 template <int N>
-cudaError_t launch_cvalues(const CambiPictureArgs& pic, int s, const BandArgs& ba, cudaStream_t stream) {
-  const int side = kTile + 2 * pic.p;
+cudaError_t launch_cvalues(const CvalueGrid& g, int p, const BandArgs& ba, cudaStream_t stream) {
+  const int side = kTile + 2 * p;
   const std::size_t shared = static_cast<std::size_t>(side) * side * (sizeof(int16_t) + sizeof(uint8_t));
-  const dim3 grid(static_cast<unsigned>((pic.sw[s] + kTile - 1) / kTile),
-                  static_cast<unsigned>((pic.sh[s] + kTile - 1) / kTile));
-  cambi_cvalue_kernel<N><<<grid, kThreads, shared, stream>>>(pic.band[s], pic.sw[s], pic.sh[s], pic.p, pic.cval[s],
-                                                              pic.terms + s, ba);
+  cambi_cvalue_kernel<N><<<static_cast<unsigned>(g.first[g.entries]), kThreads, shared, stream>>>(g, p, ba);
   return cudaGetLastError();
 }
 
-cudaError_t launch_cvalues(int n, const CambiPictureArgs& pic, int s, const BandArgs& ba, cudaStream_t stream) {
+cudaError_t launch_cvalues(int n, const CvalueGrid& g, int p, const BandArgs& ba, cudaStream_t stream) {
   switch (n) {
     case 1:
-      return launch_cvalues<1>(pic, s, ba, stream);
+      return launch_cvalues<1>(g, p, ba, stream);
     case 2:
-      return launch_cvalues<2>(pic, s, ba, stream);
+      return launch_cvalues<2>(g, p, ba, stream);
     case 4:
-      return launch_cvalues<4>(pic, s, ba, stream);
+      return launch_cvalues<4>(g, p, ba, stream);
     case 8:
-      return launch_cvalues<8>(pic, s, ba, stream);
+      return launch_cvalues<8>(g, p, ba, stream);
     case 16:
-      return launch_cvalues<16>(pic, s, ba, stream);
+      return launch_cvalues<16>(g, p, ba, stream);
     case 32:
-      return launch_cvalues<32>(pic, s, ba, stream);
+      return launch_cvalues<32>(g, p, ba, stream);
     default:
       return cudaErrorInvalidValue;
   }
@@ -459,7 +477,6 @@ cudaError_t cambi_frame(const CambiFrameArgs& a, cudaStream_t stream) {
           src, src_w, step, pic.img[s], pic.band[s], pic.mask0, pic.sw[0], s, pic.sw[s], pic.sh[s], a.band_base,
           a.band_size);
       if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-      if (const cudaError_t e = launch_cvalues(a.num_diffs, pic, s, ba, stream); e != cudaSuccess) return e;
       const int i = q * kCambiTwinScales + s;
       pool.cval[i] = pic.cval[s];
       pool.scratch[i] = pic.pool[s];
@@ -467,6 +484,25 @@ cudaError_t cambi_frame(const CambiFrameArgs& a, cudaStream_t stream) {
       pool.k[i] = pic.k[s];
       pool.terms[i] = pic.terms + s;
     }
+  }
+  // One grid for the pictures of one window radius (both, unless their
+  // processed sizes differ).
+  const bool one_p = a.pictures == 1 || a.pic[0].p == a.pic[1].p;
+  for (int q0 = 0; q0 < a.pictures; q0 += one_p ? a.pictures : 1) {
+    CvalueGrid g;
+    for (int s = kCambiTwinScales - 1; s >= 0; --s)
+      for (int q = q0; q < (one_p ? a.pictures : q0 + 1); ++q) {
+        const CambiPictureArgs& pic = a.pic[q];
+        const int e = g.entries++;
+        g.tiles_x[e] = (pic.sw[s] + kTile - 1) / kTile;
+        g.first[e + 1] = g.first[e] + g.tiles_x[e] * ((pic.sh[s] + kTile - 1) / kTile);
+        g.w[e] = pic.sw[s];
+        g.h[e] = pic.sh[s];
+        g.band[e] = pic.band[s];
+        g.cval[e] = pic.cval[s];
+        g.terms[e] = pic.terms + s;
+      }
+    if (const cudaError_t e = launch_cvalues(a.num_diffs, g, a.pic[q0].p, ba, stream); e != cudaSuccess) return e;
   }
   cambi_pool_kernel<<<static_cast<unsigned>(a.pictures * kCambiTwinScales), kPoolThreads, 0, stream>>>(pool);
   return cudaGetLastError();
