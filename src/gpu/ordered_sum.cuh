@@ -33,6 +33,7 @@
 namespace twinmaf::cuda {
 
 inline constexpr int kOrderedSumThreads = 128;
+inline constexpr int kOrderedSumWarpNodes = kOrderedSumThreads / kWarp;  // per block, a warp per node
 
 // The tree of a flattened entry index of one level; *local is the index
 // inside the tree. Trees without entries at that level are passed over.
@@ -129,7 +130,7 @@ template <typename F, int kLeaf, int kTrees>
 __global__ void __launch_bounds__(kOrderedSumThreads)
     ordered_sum_node_steps_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
   static_assert(kOrderedSumFanout == kWarp);
-  const int g = static_cast<int>(blockIdx.x) * (kOrderedSumThreads / kWarp) + static_cast<int>(threadIdx.x) / kWarp;
+  const int g = static_cast<int>(blockIdx.x) * kOrderedSumWarpNodes + static_cast<int>(threadIdx.x) / kWarp;
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
   if (g >= f.level_total[level]) return;  // the whole warp
   OrderedSumEntry<F>* self;
@@ -255,8 +256,8 @@ cudaError_t ordered_sum_enqueue_terms(const OrderedSumForest<F, kLeaf, kTrees>& 
   leaves(ordered_sum_leaf_kernel<kSteps, F, kLeaf, kTrees>);
   for (int level = 1; level < f.levels; ++level)
     ordered_sum_node_steps_kernel<F, kLeaf, kTrees>
-        <<<(f.level_total[level] + kOrderedSumThreads / kWarp - 1) / (kOrderedSumThreads / kWarp), kOrderedSumThreads, 0,
-           stream>>>(f, level);
+        <<<(f.level_total[level] + kOrderedSumWarpNodes - 1) / kOrderedSumWarpNodes, kOrderedSumThreads, 0, stream>>>(
+            f, level);
   ordered_sum_walk_kernel<<<kTrees, kWarp, 0, stream>>>(f, ret);
   return cudaGetLastError();
 }

@@ -148,7 +148,8 @@ TEST(CiedeTwin, LabTableIsTheCpusForEveryTriple) {
   for (unsigned w = 0; w < threads; ++w)
     pool.emplace_back([&, w] {
       for (uint32_t t = w; t < cuda::kCiedeLabEntries; t += threads) {
-        const CiedeLab c = ciede_lab(cuda::ciede_lab_sample(t, 0), cuda::ciede_lab_sample(t, 1), cuda::ciede_lab_sample(t, 2), k);
+        const CiedeLab c =
+            ciede_lab(cuda::ciede_lab_sample(t, 0), cuda::ciede_lab_sample(t, 1), cuda::ciede_lab_sample(t, 2), k);
         const cuda::CiedeLabEntry& e = got[t];
         if (float_bits(c.l) != float_bits(e.l) || float_bits(c.a) != float_bits(e.a) ||
             float_bits(c.b) != float_bits(e.b)) {

@@ -208,8 +208,8 @@ __global__ void __launch_bounds__(kThreads) cambi_cvalue_kernel(CvalueGrid g, in
     for (int sx = side - 2; sx >= 0; --sx) r[sx] = t[sx] == t[sx + 1] ? r[sx + 1] : static_cast<uint8_t>(sx + 1);
   }
   __syncthreads();
-  // Thread (lx, g) owns column lx of rows g kRun .. g kRun + kRun - 1, top
-  // down. A pixel of the band row its counts are relative to takes the pixel
+  // Thread t owns column lx = t % 32 of the rows (t / 32) kRun .. + kRun - 1,
+  // top down. A pixel of the band row its counts are relative to takes the pixel
   // above's counts less the window row that left and plus the one that
   // entered: integers, and each field holds at least what leaves, so no
   // borrow crosses fields. Any other pixel counts its whole window.

@@ -111,7 +111,8 @@ Result<gpu::DeviceBuffer> build_lab_table() {
   on_all_cores(n, 4096, [&](unsigned begin, unsigned end) {
     for (unsigned i = begin; i < end; ++i) {
       const uint32_t t = open[i];
-      const CiedeLab c = ciede_lab(cuda::ciede_lab_sample(t, 0), cuda::ciede_lab_sample(t, 1), cuda::ciede_lab_sample(t, 2), k);
+      const CiedeLab c =
+          ciede_lab(cuda::ciede_lab_sample(t, 0), cuda::ciede_lab_sample(t, 1), cuda::ciede_lab_sample(t, 2), k);
       fixes[i] = {t, {c.l, c.a, c.b, 0.0f}};
     }
   });
