@@ -96,6 +96,7 @@ enum class OrderedSumPass { kTotal, kPrefix, kSteps };
 // Pass kTotal or kSteps over every leaf.
 template <OrderedSumPass kPass, typename F, int kLeaf, int kTrees>
 __global__ void __launch_bounds__(kWarp) ordered_sum_leaf_kernel(OrderedSumForest<F, kLeaf, kTrees> f) {
+  static_assert(kPass != OrderedSumPass::kPrefix, "leaves have no prediction pass");
   __shared__ OrderedSumLeafTile<F, kLeaf> tile;
   const int first = static_cast<int>(blockIdx.x) * kWarp, lane = static_cast<int>(threadIdx.x);
   const F* terms = ordered_sum_stage_leaves(f, tile, first, lane);
@@ -111,6 +112,7 @@ __global__ void __launch_bounds__(kWarp) ordered_sum_leaf_kernel(OrderedSumFores
 template <OrderedSumPass kPass, typename F, int kLeaf, int kTrees>
 __global__ void __launch_bounds__(kOrderedSumThreads)
     ordered_sum_node_kernel(OrderedSumForest<F, kLeaf, kTrees> f, int level) {
+  static_assert(kPass != OrderedSumPass::kSteps, "kSteps nodes: ordered_sum_node_steps_kernel");
   const int g = static_cast<int>(blockIdx.x) * kOrderedSumThreads + static_cast<int>(threadIdx.x);
   if (g >= f.level_total[level]) return;
   OrderedSumEntry<F>* self;
