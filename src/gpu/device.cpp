@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include <cuda.h>
 
@@ -95,28 +97,6 @@ Result<DeviceBuffer> DeviceBuffer::create(std::size_t bytes) {
   return b;
 }
 
-PinnedBuffer::~PinnedBuffer() {
-  if (p_) cudaFreeHost(p_);
-}
-
-PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
-  if (this != &o) {
-    if (p_) cudaFreeHost(p_);
-    p_ = o.p_;
-    n_ = o.n_;
-    o.p_ = nullptr;
-  }
-  return *this;
-}
-
-Result<PinnedBuffer> PinnedBuffer::create(std::size_t bytes, bool mapped) {
-  PinnedBuffer b;
-  TWINMAF_CUDA_TRY(
-      cudaHostAlloc(&b.p_, bytes ? bytes : 1, cudaHostAllocPortable | (mapped ? cudaHostAllocMapped : 0u)));
-  b.n_ = bytes;
-  return b;
-}
-
 namespace {
 
 [[noreturn]] void allocation_failed(const char* what, std::size_t bytes, const char* why) {
@@ -137,13 +117,17 @@ Mappings& mappings() {
   return m;
 }
 
-}  // namespace
-
-void* PinnedAllocator::allocate(std::size_t bytes) {
+// Page-locked memory in 2 MiB units, registered with `flags`; faulted in by
+// the calling thread, or on every core (`spread`) for a large buffer made
+// once at set-up. Null, with *why, on failure.
+void* lock_pages(std::size_t bytes, unsigned flags, bool spread, const char** why) {
   const std::size_t n = align_up(bytes ? bytes : 1, kHugePage);
   // Over-map by one huge page so the block can start on a 2 MiB boundary.
   void* raw = mmap(nullptr, n + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) allocation_failed("pinned", bytes, std::strerror(errno));
+  if (raw == MAP_FAILED) {
+    *why = std::strerror(errno);
+    return nullptr;
+  }
   const auto start = reinterpret_cast<std::uintptr_t>(raw);
   const std::uintptr_t aligned = align_up(start, kHugePage);
   if (aligned > start) munmap(raw, aligned - start);
@@ -151,12 +135,25 @@ void* PinnedAllocator::allocate(std::size_t bytes) {
     munmap(reinterpret_cast<void*>(aligned + n), tail);
   void* p = reinterpret_cast<void*>(aligned);
   (void)madvise(p, n, MADV_HUGEPAGE);  // advice only: small pages work too
-  // Faulted in here, by the calling thread: cudaHostRegister would fault the
-  // pages itself, serialised with every other thread's registration.
-  for (std::size_t off = 0; off < n; off += 4096) static_cast<volatile uint8_t*>(p)[off] = 0;
-  if (const cudaError_t e = cudaHostRegister(p, n, cudaHostRegisterPortable); e != cudaSuccess) {
+  // Faulted in here: cudaHostRegister would fault the pages itself,
+  // serialised with every other thread's registration.
+  const auto fault = [p](std::size_t from, std::size_t to) {
+    for (std::size_t off = from; off < to; off += 4096) static_cast<volatile uint8_t*>(p)[off] = 0;
+  };
+  const int bands = spread ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
+  if (bands == 1) {
+    fault(0, n);
+  } else {
+    const std::size_t per = align_up((n + bands - 1) / bands, kHugePage);
+    std::vector<std::thread> threads;
+    for (std::size_t from = per; from < n; from += per) threads.emplace_back(fault, from, std::min(n, from + per));
+    fault(0, std::min(n, per));
+    for (std::thread& t : threads) t.join();
+  }
+  if (const cudaError_t e = cudaHostRegister(p, n, flags); e != cudaSuccess) {
     munmap(p, n);
-    allocation_failed("pinned", bytes, cudaGetErrorString(e));
+    *why = cudaGetErrorString(e);
+    return nullptr;
   }
   Mappings& m = mappings();
   std::lock_guard<std::mutex> lock(m.mutex);
@@ -164,8 +161,7 @@ void* PinnedAllocator::allocate(std::size_t bytes) {
   return p;
 }
 
-void PinnedAllocator::deallocate(void* p) {
-  if (!p) return;
+void unlock_pages(void* p) {
   std::size_t n = 0;
   {
     Mappings& m = mappings();
@@ -177,6 +173,59 @@ void PinnedAllocator::deallocate(void* p) {
   }
   cudaHostUnregister(p);
   munmap(p, n);
+}
+
+}  // namespace
+
+PinnedBuffer::~PinnedBuffer() { release(); }
+
+void PinnedBuffer::release() {
+  if (!p_) return;
+  if (n_ >= kLargePinned)
+    unlock_pages(p_);
+  else
+    cudaFreeHost(p_);
+}
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
+  if (this != &o) {
+    release();
+    p_ = o.p_;
+    n_ = o.n_;
+    o.p_ = nullptr;
+  }
+  return *this;
+}
+
+Result<PinnedBuffer> PinnedBuffer::create(std::size_t bytes, bool mapped) {
+  PinnedBuffer b;
+  if (bytes >= kLargePinned) {
+    const char* why = nullptr;
+    b.p_ = lock_pages(bytes, cudaHostRegisterPortable | (mapped ? cudaHostRegisterMapped : 0u), true, &why);
+    if (!b.p_) TWINMAF_FAIL(kInternal, "pinned allocation of {} bytes failed: {}", bytes, why);
+    b.n_ = bytes;
+    void* device = nullptr;
+    if (mapped && (cudaHostGetDevicePointer(&device, b.p_, 0) != cudaSuccess || device != b.p_)) {
+      (void)cudaGetLastError();  // not left for a later launch's check
+      TWINMAF_FAIL(kUnsupported, "this GPU cannot address registered host memory at its host address");
+    }
+    return b;
+  }
+  TWINMAF_CUDA_TRY(
+      cudaHostAlloc(&b.p_, bytes ? bytes : 1, cudaHostAllocPortable | (mapped ? cudaHostAllocMapped : 0u)));
+  b.n_ = bytes;
+  return b;
+}
+
+void* PinnedAllocator::allocate(std::size_t bytes) {
+  const char* why = nullptr;
+  void* p = lock_pages(bytes, cudaHostRegisterPortable, false, &why);
+  if (!p) allocation_failed("pinned", bytes, why);
+  return p;
+}
+
+void PinnedAllocator::deallocate(void* p) {
+  if (p) unlock_pages(p);
 }
 
 void* DeviceAllocator::allocate(std::size_t bytes) {
