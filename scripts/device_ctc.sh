@@ -8,8 +8,9 @@
 # (FRAMES: frames of the CTC content (device_ctc_gen.py), 24; SIZES: W:H
 # list, 3840:2160; CAMBI_FRAMES: of the cambi content, 48, 0 for none; KINDS:
 # the cambi contents; JOBS: the jobs, separated by '|', the three above by
-# default). Exits non-zero when a run fails or a GPU file differs from the
-# CPU's.
+# default; CAMBI_CLIPS: a folder of clips (the golden .mkv files) for a table
+# of cambi per frame on each, the CPU on one thread against the GPU's stage).
+# Exits non-zero when a run fails or a GPU file differs from the CPU's.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 2
 m=/dev/shm/device_ctc
@@ -65,6 +66,23 @@ for size in ${SIZES:-3840:2160}; do
   bin/twinmaf $io --aom_ctc v7.0 --threads 16 --verbose --profile -o /dev/null 2>&1 |
     grep -E ': (cuda|cpu)|kernel|host CPU|loop|wall' || fail=1
 done
+if [[ -n ${CAMBI_CLIPS:-} ]]; then
+  printf "%-46s %6s %9s %9s %9s %s\n" "clip (cambi, ms/frame)" frames cpu1 cpu1/16 gpu "files equal"
+  for f in "$CAMBI_CLIPS"/*.mkv; do
+    o="-r $f -d $f --feature cambi --no_prediction --precision max --json --profile"
+    # shellcheck disable=SC2086
+    c=$(bin/twinmaf $o --backend cpu --threads 1 -o $m/cpu.json 2>&1) || { fail=1; echo "FAILED: cpu $f"; continue; }
+    # shellcheck disable=SC2086
+    g=$(bin/twinmaf $o --backend cuda -o $m/gpu.json 2>&1) || { fail=1; echo "FAILED: gpu $f"; continue; }
+    n=$(grep -o "^profile: [0-9]*" <<< "$c" | grep -o "[0-9]*$")
+    cm=$(grep "host CPU features" <<< "$c" | grep -o "[0-9.]* ms/frame" | grep -o "^[0-9.]*")
+    gm=$(grep "kernel cambi" <<< "$g" | grep -o "[0-9.]* ms/frame" | grep -o "^[0-9.]*")
+    s=$(same $m/cpu.json $m/gpu.json)
+    [[ $s == True ]] || fail=1
+    c16=$(awk "BEGIN{printf \"%.3f\", $cm / 16}")
+    printf "%-46s %6s %9s %9s %9s %s\n" "$(basename "$f" .mkv)" "$n" "$cm" "$c16" "$gm" "$s"
+  done
+fi
 [[ ${CAMBI_FRAMES:-48} == 0 ]] && exit $fail
 printf "%-12s %-9s %8s %8s %s\n" cambi size cpu_s gpu_s "files equal"
 for kind in ${KINDS:-stripes dither areas flat8 ramp8}; do
