@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -146,7 +147,12 @@ void* lock_pages(std::size_t bytes, unsigned flags, bool spread, const char** wh
   } else {
     const std::size_t per = align_up((n + bands - 1) / bands, kHugePage);
     std::vector<std::thread> threads;
-    for (std::size_t from = per; from < n; from += per) threads.emplace_back(fault, from, std::min(n, from + per));
+    std::size_t from = per;
+    try {
+      for (; from < n; from += per) threads.emplace_back(fault, from, std::min(n, from + per));
+    } catch (const std::system_error&) {
+      fault(from, n);  // no thread to be had: the rest here
+    }
     fault(0, std::min(n, per));
     for (std::thread& t : threads) t.join();
   }
