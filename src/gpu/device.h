@@ -64,11 +64,6 @@ class DeviceBuffer {
   std::size_t size() const { return n_; }
 
  private:
-  // From this size on, pages faulted in on every core and then registered
-  // (as PinnedAllocator's), not cudaHostAlloc's, which faults them on one
-  // thread.
-  static constexpr std::size_t kLargePinned = std::size_t(2) << 20;
-  void release();
   void* p_ = nullptr;
   std::size_t n_ = 0;
 };
