@@ -2,20 +2,19 @@
 
 #include <sys/mman.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include <cuda.h>
 
+#include "base/parallel.h"
 #include "gpu/cuda_check.h"
 
 namespace twinmaf::gpu {
@@ -136,26 +135,13 @@ void* lock_pages(std::size_t bytes, unsigned flags, bool spread, const char** wh
     munmap(reinterpret_cast<void*>(aligned + n), tail);
   void* p = reinterpret_cast<void*>(aligned);
   (void)madvise(p, n, MADV_HUGEPAGE);  // advice only: small pages work too
-  // Faulted in here: cudaHostRegister would fault the pages itself,
-  // serialised with every other thread's registration.
-  const auto fault = [p](std::size_t from, std::size_t to) {
-    for (std::size_t off = from; off < to; off += 4096) static_cast<volatile uint8_t*>(p)[off] = 0;
-  };
-  const int bands = spread ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
-  if (bands == 1) {
-    fault(0, n);
-  } else {
-    const std::size_t per = align_up((n + bands - 1) / bands, kHugePage);
-    std::vector<std::thread> threads;
-    std::size_t from = per;
-    try {
-      for (; from < n; from += per) threads.emplace_back(fault, from, std::min(n, from + per));
-    } catch (const std::system_error&) {
-      fault(from, n);  // no thread to be had: the rest here
-    }
-    fault(0, std::min(n, per));
-    for (std::thread& t : threads) t.join();
-  }
+  // Faulted in here, one 2 MiB band at a time: cudaHostRegister would fault
+  // the pages itself, serialised with every other thread's registration.
+  const BandScope scope(spread ? static_cast<int>(std::thread::hardware_concurrency()) : 1);
+  run_bands(static_cast<int>(n / kHugePage), [p](int band) {
+    const std::size_t from = static_cast<std::size_t>(band) * kHugePage;
+    for (std::size_t off = from; off < from + kHugePage; off += 4096) static_cast<volatile uint8_t*>(p)[off] = 0;
+  });
   if (const cudaError_t e = cudaHostRegister(p, n, flags); e != cudaSuccess) {
     munmap(p, n);
     *why = cudaGetErrorString(e);
