@@ -77,6 +77,7 @@ if [[ -n ${CAMBI_CLIPS:-} ]]; then
     n=$(grep -o "^profile: [0-9]*" <<< "$c" | grep -o "[0-9]*$")
     cm=$(grep "host CPU features" <<< "$c" | grep -o "[0-9.]* ms/frame" | grep -o "^[0-9.]*")
     gm=$(grep "kernel cambi" <<< "$g" | grep -o "[0-9.]* ms/frame" | grep -o "^[0-9.]*")
+    [[ -n $n && -n $cm && -n $gm ]] || { fail=1; echo "FAILED: no cambi timing in the --profile of $f"; continue; }
     s=$(same $m/cpu.json $m/gpu.json)
     [[ $s == True ]] || fail=1
     c16=$(awk "BEGIN{printf \"%.3f\", $cm / 16}")
