@@ -9,7 +9,8 @@
 # list, 3840:2160; CAMBI_FRAMES: of the cambi content, 48, 0 for none; KINDS:
 # the cambi contents; JOBS: the jobs, separated by '|', the three above by
 # default; CAMBI_CLIPS: a folder of clips (the golden .mkv files) for a table
-# of cambi per frame on each, the CPU on one thread against the GPU's stage).
+# of cambi's loop per frame on each, CPU against GPU; CAMBI_REPEAT: their
+# frames at 576x324, 4800).
 # Exits non-zero when a run fails or a GPU file differs from the CPU's.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 2
@@ -67,21 +68,34 @@ for size in ${SIZES:-3840:2160}; do
     grep -E ': (cuda|cpu)|kernel|host CPU|loop|wall' || fail=1
 done
 if [[ -n ${CAMBI_CLIPS:-} ]]; then
-  printf "%-46s %6s %9s %9s %9s %s\n" "clip (cambi, ms/frame)" frames cpu1 cpu1/16 gpu "files equal"
+  # Each clip decoded once (bin/ffmpeg) and repeated to CAMBI_REPEAT frames at
+  # 576x324, as many pixels at other sizes (240 frames at least); cambi alone,
+  # CPU and GPU on 16 threads, whole processes at those frames and at one:
+  # their difference over the frames between is the loop's time per frame,
+  # without either process's start.
+  printf "%-44s %9s %6s %9s %9s %s\n" "clip (cambi, loop ms/frame)" size frames cpu gpu "files equal"
   for f in "$CAMBI_CLIPS"/*.mkv; do
-    o="-r $f -d $f --feature cambi --no_prediction --precision max --json --profile"
+    info=$(bin/ffmpeg -hide_banner -i "$f" 2>&1 | grep -m1 "Video:")
+    wh=$(grep -o "[0-9]\{2,5\}x[0-9]\{2,5\}" <<< "$info" | head -1)
+    pf=$(grep -o "yuv4[24][024]p[0-9]*" <<< "$info" | head -1)
+    [[ -n $wh && -n $pf ]] || { fail=1; echo "FAILED: no size or layout for $f"; continue; }
+    w=${wh%x*} h=${wh#*x} l=${pf#yuv}
+    b=${l#*p}
+    cn=$(((${CAMBI_REPEAT:-4800} * 576 * 324) / (w * h)))
+    ((cn < 240)) && cn=240
+    y=$m/clip.yuv
+    bin/ffmpeg -v error -stream_loop -1 -i "$f" -frames:v $cn -f rawvideo "$y" || { fail=1; echo "FAILED: decoding $f"; continue; }
+    cio="-r $y -d $y -w $w -h $h -p ${l%p*} -b ${b:-8} --feature cambi --no_prediction"
     # shellcheck disable=SC2086
-    c=$(bin/twinmaf $o --backend cpu --threads 1 -o $m/cpu.json 2>&1) || { fail=1; echo "FAILED: cpu $f"; continue; }
+    c=$(run cpu $cio --backend cpu) c1=$(run cpu1 $cio --backend cpu --frame_cnt 1)
     # shellcheck disable=SC2086
-    g=$(bin/twinmaf $o --backend cuda -o $m/gpu.json 2>&1) || { fail=1; echo "FAILED: gpu $f"; continue; }
-    n=$(grep -o "^profile: [0-9]*" <<< "$c" | grep -o "[0-9]*$")
-    cm=$(grep "host CPU features" <<< "$c" | grep -o "[0-9.]* ms/frame" | grep -o "^[0-9.]*")
-    gm=$(grep "kernel cambi" <<< "$g" | grep -o "[0-9.]* ms/frame" | grep -o "^[0-9.]*")
-    [[ -n $n && -n $cm && -n $gm ]] || { fail=1; echo "FAILED: no cambi timing in the --profile of $f"; continue; }
+    g=$(run gpu $cio --backend cuda) g1=$(run gpu1 $cio --backend cuda --frame_cnt 1)
     s=$(same $m/cpu.json $m/gpu.json)
-    [[ $s == True ]] || fail=1
-    c16=$(awk "BEGIN{printf \"%.3f\", $cm / 16}")
-    printf "%-46s %6s %9s %9s %9s %s\n" "$(basename "$f" .mkv)" "$n" "$cm" "$c16" "$gm" "$s"
+    [[ $s == True && -s $m/cpu1.json && -s $m/gpu1.json ]] || fail=1
+    printf "%-44s %9s %6s %9s %9s %s\n" "$(basename "$f" .mkv)" "$wh" $cn \
+      "$(awk "BEGIN{printf \"%.4f\", ($c - $c1) * 1000 / ($cn - 1)}")" \
+      "$(awk "BEGIN{printf \"%.4f\", ($g - $g1) * 1000 / ($cn - 1)}")" "$s"
+    rm -f "$y"
   done
 fi
 [[ ${CAMBI_FRAMES:-48} == 0 ]] && exit $fail
