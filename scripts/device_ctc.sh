@@ -21,6 +21,8 @@ n=${FRAMES:-24}
 lv=${LV_FRAMES:-48}
 secs() { awk "BEGIN{printf \"%.3f\", $2 - $1}"; }
 fps() { awk "BEGIN{printf \"%.1f\", $1 / $2}"; }
+# Loop ms per frame: seconds at N frames and at 1 frame, N.
+loop_ms() { awk "BEGIN{printf \"%.4f\", ($1 - $2) * 1000 / ($3 - 1)}"; }
 same() {
   python3 -c "import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); print(a['frames']==b['frames'] and a.get('pooled_metrics')==b.get('pooled_metrics'))" "$1" "$2"
 }
@@ -92,9 +94,8 @@ if [[ -n ${CAMBI_CLIPS:-} ]]; then
     g=$(run gpu $cio --backend cuda) g1=$(run gpu1 $cio --backend cuda --frame_cnt 1)
     s=$(same $m/cpu.json $m/gpu.json)
     [[ $s == True && -s $m/cpu1.json && -s $m/gpu1.json ]] || fail=1
-    printf "%-44s %9s %6s %9s %9s %s\n" "$(basename "$f" .mkv)" "$wh" $cn \
-      "$(awk "BEGIN{printf \"%.4f\", ($c - $c1) * 1000 / ($cn - 1)}")" \
-      "$(awk "BEGIN{printf \"%.4f\", ($g - $g1) * 1000 / ($cn - 1)}")" "$s"
+    printf "%-44s %9s %6s %9s %9s %s\n" "$(basename "$f" .mkv)" "$wh" $cn "$(loop_ms "$c" "$c1" $cn)" \
+      "$(loop_ms "$g" "$g1" $cn)" "$s"
     rm -f "$y"
   done
 fi
