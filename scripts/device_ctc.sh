@@ -86,7 +86,8 @@ if [[ -n ${CAMBI_CLIPS:-} ]]; then
     cn=$(((${CAMBI_REPEAT:-4800} * 576 * 324) / (w * h)))
     ((cn < 240)) && cn=240
     y=$m/clip.yuv
-    bin/ffmpeg -v error -stream_loop -1 -i "$f" -frames:v $cn -f rawvideo "$y" || { fail=1; echo "FAILED: decoding $f"; continue; }
+    bin/ffmpeg -v error -stream_loop -1 -i "$f" -frames:v $cn -f rawvideo "$y" ||
+      { fail=1; echo "FAILED: decoding $f"; continue; }
     cio="-r $y -d $y -w $w -h $h -p ${l%p*} -b ${b:-8} --feature cambi --no_prediction"
     # shellcheck disable=SC2086
     c=$(run cpu $cio --backend cpu) c1=$(run cpu1 $cio --backend cpu --frame_cnt 1)
